@@ -1,0 +1,43 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Registry, collectDefaultMetrics } from 'prom-client'
+import type { Logger } from '../../logger.ts'
+
+/** A dependency `/healthz` reports on: a name and a probe that rejects or returns an error text when down. */
+export type HealthCheck = { readonly name: string; readonly check: () => Promise<string | null> }
+
+export type HttpServerDeps = {
+  readonly log: Logger
+  readonly checks: ReadonlyArray<HealthCheck>
+  readonly metrics: Registry
+  readonly version: string
+}
+
+/** A prom-client registry with the process metrics; adapters register their own metrics on it. */
+export const makeMetricsRegistry = (): Registry => {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'satang_' })
+  return registry
+}
+
+/** The HTTP service: `/healthz` and `/metrics` now; the merchant API (`/v1`) and `/callbacks` mount here. */
+export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
+  const app = Fastify({ loggerInstance: deps.log.child({ component: 'http' }), disableRequestLogging: true })
+
+  app.get('/healthz', async (_req, reply) => {
+    const results = await Promise.all(
+      deps.checks.map(async (c) => {
+        const problem = await c.check().then(
+          (p) => p,
+          (e: unknown) => (e instanceof Error ? e.message : 'failed'),
+        )
+        return [c.name, problem === null ? 'ok' : problem] as const
+      }),
+    )
+    const ok = results.every(([, r]) => r === 'ok')
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: deps.version, checks: Object.fromEntries(results) })
+  })
+
+  app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.metrics()))
+
+  return app
+}

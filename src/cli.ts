@@ -1,0 +1,39 @@
+import { Command, CommanderError } from 'commander'
+import pkg from '../package.json' with { type: 'json' }
+import { EXIT, UsageError } from './cli/io.ts'
+import { registerSignatureCommands } from './cli/signature.ts'
+
+/** Builds the `satang` command tree. Commands register themselves from `src/cli/`. */
+export const buildProgram = (setExitCode: (code: number) => void): Command => {
+  const program = new Command('satang')
+    .description('satang: an event-sourced payment ledger and reconciliation engine for Thai baht gateway merchants')
+    .version(pkg.version, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+  registerSignatureCommands(program, setExitCode)
+  return program
+}
+
+/** The CLI entry point: parses `argv`, runs the command, and sets the exit code. */
+export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
+  let exitCode: number = EXIT.ok
+  const program = buildProgram((code) => {
+    exitCode = code
+  })
+  program.commands.forEach(function propagate(cmd: Command): void {
+    cmd.exitOverride()
+    cmd.commands.forEach(propagate)
+  })
+  try {
+    await program.parseAsync([...argv])
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version are "errors" to commander; their exit code is 0
+      exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage
+    } else if (e instanceof UsageError) {
+      process.stderr.write(`satang: ${e.message}\n`)
+      exitCode = EXIT.usage
+    } else throw e
+  }
+  process.exitCode = exitCode
+}

@@ -1,0 +1,142 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { canonicalizers } from './domain/gateway/canonical.ts'
+
+/**
+ * satang's configuration: environment variables and/or a JSON config file (`SATANG_CONFIG`), whose
+ * keys are the same variable names. The environment wins over the file. Decoded once, at start, by
+ * `main.ts`; nothing else reads `process.env`. Errors name the variable and the rule, never the value.
+ */
+
+const intInRange = (name: string, min: number, max: number) =>
+  new t.Type<number, string, unknown>(
+    name,
+    (u): u is number => typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max,
+    (u, c) => {
+      const s = typeof u === 'number' ? String(u) : u
+      if (typeof s !== 'string' || !/^\d+$/.test(s)) return t.failure(u, c, `must be a whole number from ${min} to ${max}`)
+      const n = Number(s)
+      return n >= min && n <= max ? t.success(n) : t.failure(u, c, `must be a whole number from ${min} to ${max}`)
+    },
+    String,
+  )
+
+const oneOf = <const K extends string>(name: string, values: ReadonlyArray<K>) =>
+  new t.Type<K, string, unknown>(
+    name,
+    (u): u is K => typeof u === 'string' && (values as ReadonlyArray<string>).includes(u),
+    (u, c) =>
+      typeof u === 'string' && (values as ReadonlyArray<string>).includes(u)
+        ? t.success(u as K)
+        : t.failure(u, c, `must be one of ${values.join(', ')}`),
+    String,
+  )
+
+const nonEmpty = new t.Type<string, string, unknown>(
+  'NonEmptyString',
+  (u): u is string => typeof u === 'string' && u.trim() !== '',
+  (u, c) => (typeof u === 'string' && u.trim() !== '' ? t.success(u.trim()) : t.failure(u, c, 'must be a non-empty string')),
+  String,
+)
+
+const url = (schemes: ReadonlyArray<string>) =>
+  new t.Type<string, string, unknown>(
+    'Url',
+    (u): u is string => typeof u === 'string',
+    (u, c) => {
+      if (typeof u !== 'string') return t.failure(u, c, 'must be a URL')
+      try {
+        const parsed = new URL(u)
+        const scheme = parsed.protocol.replace(/:$/, '')
+        return schemes.includes(scheme) ? t.success(u) : t.failure(u, c, `must be a URL with scheme ${schemes.join(' or ')}`)
+      } catch (e) {
+        return t.failure(u, c, `must be a URL (${e instanceof TypeError ? 'unparseable' : 'invalid'})`)
+      }
+    },
+    String,
+  )
+
+const merchantId = new t.Type<string, string, unknown>(
+  'MerchantId',
+  (u): u is string => typeof u === 'string' && /^14\d{16}$/.test(u),
+  (u, c) => (typeof u === 'string' && /^14\d{16}$/.test(u) ? t.success(u) : t.failure(u, c, 'must be 18 digits starting with 14')),
+  String,
+)
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** Every setting: variable name → codec and default (`undefined` = optional, no default). */
+const settings = {
+  SATANG_LOG_LEVEL: { codec: oneOf('LogLevel', LOG_LEVELS), default: 'info', doc: 'pino log level' },
+  SATANG_DATA_DIR: { codec: nonEmpty, default: '.satang', doc: 'folder for embedded PostgreSQL data and generated keys' },
+  SATANG_DATABASE_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: 'PostgreSQL URL; unset = start embedded PostgreSQL in SATANG_DATA_DIR' },
+  SATANG_EMBEDDED_PG_PORT: { codec: intInRange('Port', 1, 65535), default: '54329', doc: 'port of the embedded PostgreSQL' },
+  SATANG_EVENT_STORE: { codec: oneOf('EventStoreKind', ['postgres', 'eventstoredb'] as const), default: 'postgres', doc: 'which event store adapter' },
+  SATANG_EVENTSTOREDB_URL: { codec: url(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']), default: undefined, doc: 'EventStoreDB connection string (when SATANG_EVENT_STORE=eventstoredb)' },
+  SATANG_HTTP_HOST: { codec: nonEmpty, default: '127.0.0.1', doc: 'address the HTTP API listens on' },
+  SATANG_HTTP_PORT: { codec: intInRange('Port', 0, 65535), default: '8080', doc: 'port of the HTTP API' },
+  SATANG_CANONICALIZER: { codec: oneOf('Canonicalizer', Object.keys(canonicalizers)), default: 'satang-canonical-v1', doc: 'signing canonical-string strategy' },
+  SATANG_GATEWAY_BASE_URL: { codec: url(['http', 'https']), default: undefined, doc: 'gateway base URL (requests go to {base}/gateway); unset = the built-in sandbox' },
+  SATANG_MERCHANT_ID: { codec: merchantId, default: undefined, doc: 'merchant_id assigned by the gateway' },
+  SATANG_MERCHANT_PRIVATE_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the merchant RSA private key (signs requests)' },
+  SATANG_GATEWAY_PUBLIC_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the gateway RSA public key (verifies callbacks)' },
+  SATANG_GATEWAY_TIMEOUT_MS: { codec: intInRange('Milliseconds', 100, 600_000), default: '15000', doc: 'whole-request timeout for gateway calls' },
+  SATANG_GATEWAY_CONNECT_TIMEOUT_MS: { codec: intInRange('Milliseconds', 50, 60_000), default: '3000', doc: 'connect timeout for gateway calls' },
+  SATANG_GATEWAY_QUERY_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 20), default: '4', doc: 'attempts for a gateway query (creates are never retried)' },
+  SATANG_GATEWAY_RETRY_BASE_MS: { codec: intInRange('Milliseconds', 1, 60_000), default: '200', doc: 'first backoff delay of query retries' },
+  SATANG_GATEWAY_RETRY_MAX_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '5000', doc: 'backoff cap of query retries' },
+} as const
+
+type Settings = typeof settings
+export type SettingName = keyof Settings
+export type Config = { readonly [K in SettingName]: Settings[K]['default'] extends string ? t.TypeOf<Settings[K]['codec']> : t.TypeOf<Settings[K]['codec']> | undefined }
+
+/** One setting that failed: the variable, where it came from, and the rule (never the value). */
+export type ConfigError = { readonly variable: string; readonly source: 'environment' | 'config file'; readonly rule: string }
+
+export const settingDocs = (): ReadonlyArray<{ name: SettingName; default: string | undefined; doc: string }> =>
+  (Object.keys(settings) as SettingName[]).map((name) => ({ name, default: settings[name].default, doc: settings[name].doc }))
+
+const isSettingName = (k: string): k is SettingName => Object.hasOwn(settings, k)
+
+const ruleOf = (errors: t.Errors): string => errors.map((e) => e.message ?? 'is invalid').filter((m, i, all) => all.indexOf(m) === i).join('; ')
+
+/**
+ * Decodes configuration from an environment and an optional parsed config file. Unknown `SATANG_*`
+ * variables are reported too, because a typo silently falling back to a default is worse than an error.
+ */
+export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, file: Readonly<Record<string, unknown>> = {}): E.Either<ReadonlyArray<ConfigError>, Config> => {
+  const errors: ConfigError[] = []
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(file)) {
+    if (!isSettingName(key)) errors.push({ variable: key, source: 'config file', rule: 'is not a satang setting' })
+  }
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('SATANG_') && key !== 'SATANG_CONFIG' && !key.startsWith('SATANG_TEST_') && !isSettingName(key)) {
+      errors.push({ variable: key, source: 'environment', rule: 'is not a satang setting' })
+    }
+  }
+  for (const name of Object.keys(settings) as SettingName[]) {
+    const spec = settings[name]
+    const fromEnv = env[name]
+    const raw: unknown = fromEnv !== undefined && fromEnv !== '' ? fromEnv : file[name] ?? spec.default
+    if (raw === undefined) continue
+    const decoded = spec.codec.decode(raw)
+    if (E.isLeft(decoded)) {
+      errors.push({ variable: name, source: fromEnv !== undefined && fromEnv !== '' ? 'environment' : 'config file', rule: ruleOf(decoded.left) })
+    } else out[name] = decoded.right
+  }
+  if (out['SATANG_EVENT_STORE'] === 'eventstoredb' && out['SATANG_EVENTSTOREDB_URL'] === undefined) {
+    errors.push({ variable: 'SATANG_EVENTSTOREDB_URL', source: 'environment', rule: 'is required when SATANG_EVENT_STORE=eventstoredb' })
+  }
+  if (out['SATANG_GATEWAY_BASE_URL'] !== undefined) {
+    for (const needed of ['SATANG_MERCHANT_ID', 'SATANG_MERCHANT_PRIVATE_KEY_FILE', 'SATANG_GATEWAY_PUBLIC_KEY_FILE'] as const) {
+      if (out[needed] === undefined) errors.push({ variable: needed, source: 'environment', rule: 'is required when SATANG_GATEWAY_BASE_URL is set' })
+    }
+  }
+  // The record was filled from `settings` by name, each value decoded by that setting's codec.
+  return errors.length > 0 ? E.left(errors) : E.right(out as Config)
+}
+
+export const formatConfigErrors = (errors: ReadonlyArray<ConfigError>): string =>
+  ['satang: invalid configuration:', ...errors.map((e) => `  ${e.variable} (${e.source}): ${e.rule}`)].join('\n')

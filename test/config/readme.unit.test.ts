@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { settingDocs } from '../../src/config.ts'
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
+describe('README', () => {
+  it('documents every setting with its default and meaning, exactly as the code has them', () => {
+    const block = /<!-- settings:start[^>]*-->\n([\s\S]*?)<!-- settings:end -->/.exec(readme)?.[1]
+    if (block === undefined) throw new Error('README has no settings block')
+    const rows = block.trim().split('\n').slice(2)
+    const expected = settingDocs().map((s) => `| \`${s.name}\` | ${s.default === undefined ? '—' : `\`${s.default}\``} | ${s.doc} |`)
+    expect(rows).toEqual(expected)
+  })
+  it('the quick start test command is the one CI runs', () => {
+    const ci = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8')
+    expect(readme).toMatch(/^npm test\s+# runs the tests/m)
+    expect(ci).toMatch(/^npm test$/m)
+  })
+})
