@@ -2,47 +2,22 @@ import { pino, type Logger, type LoggerOptions } from 'pino'
 
 export type { Logger }
 
+// Redaction matches by path; values can sit at any of these depths (`request.customer`,
+// `err.request.customer`, `event.data.request.customer`).
+const DEPTHS = ['', '*.', '*.*.', '*.*.*.']
+const SECRET_KEYS = ['sign', 'privateKey', 'private_key', 'token', 'password', 'databaseUrl', 'authorization']
+const PAYER_KEYS = ['mobile_number', 'buyer_identity_code', 'auth_code', 'openid', 'remote_ip']
+const CUSTOMER_KEYS = ['full_name', 'first_name', 'last_name', 'phone', 'email', 'id_no', 'address', 'company']
+
 /**
- * Keys whose values never reach a log line: keys and signatures, tokens, and payer personal data
+ * Paths whose values never reach a log line: keys and signatures, tokens, and payer personal data
  * (PDPA). Ids stay visible; names, phones, emails, id numbers and addresses do not.
  */
-export const REDACTED_PATHS: ReadonlyArray<string> = [
-  'sign',
-  '*.sign',
-  'headers.sign',
-  'headers.authorization',
-  '*.headers.authorization',
-  'privateKey',
-  '*.privateKey',
-  'private_key',
-  '*.private_key',
-  'token',
-  '*.token',
-  'password',
-  '*.password',
-  'databaseUrl',
-  '*.databaseUrl',
-  '*.customer.full_name',
-  '*.customer.first_name',
-  '*.customer.last_name',
-  '*.customer.phone',
-  '*.customer.email',
-  '*.customer.id_no',
-  '*.customer.address',
-  'customer.full_name',
-  'customer.first_name',
-  'customer.last_name',
-  'customer.phone',
-  'customer.email',
-  'customer.id_no',
-  'customer.address',
-  '*.mobile_number',
-  'mobile_number',
-  '*.buyer_identity_code',
-  'buyer_identity_code',
-  '*.auth_code',
-  'auth_code',
-]
+export const REDACTED_PATHS: ReadonlyArray<string> = DEPTHS.flatMap((d) => [
+  ...SECRET_KEYS.map((k) => `${d}${k}`),
+  ...PAYER_KEYS.map((k) => `${d}${k}`),
+  ...CUSTOMER_KEYS.map((k) => `${d}customer.${k}`),
+])
 
 export type LogConfig = { readonly level: string; readonly pretty?: boolean }
 

@@ -30,8 +30,9 @@ describe('logger redaction', () => {
       },
       'sent',
     )
+    log.error({ err: { request: { customer: { full_name: 'Deep Nested' }, sign: 'DEEP-SIG' } } }, 'failed')
     const text = lines()
-    for (const secret of ['SIGNATURE-TEXT', 'Somchai', '0812345678', 'a@b.c', '1234567890123', 'Bangkok', '0899999999', 'tok-123', 'PEM-PRIVATE']) {
+    for (const secret of ['SIGNATURE-TEXT', 'Somchai', '0812345678', 'a@b.c', '1234567890123', 'Bangkok', '0899999999', 'tok-123', 'PEM-PRIVATE', 'Deep Nested', 'DEEP-SIG']) {
       expect(text).not.toContain(secret)
     }
     expect(text).toContain('ORD-1')

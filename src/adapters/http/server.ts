@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
 
@@ -21,7 +21,8 @@ export const makeMetricsRegistry = (): Registry => {
 
 /** The HTTP service: `/healthz` and `/metrics` now; the merchant API (`/v1`) and `/callbacks` mount here. */
 export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
-  const app = Fastify({ loggerInstance: deps.log.child({ component: 'http' }), disableRequestLogging: true })
+  const logger: FastifyBaseLogger = deps.log.child({ component: 'http' })
+  const app = Fastify({ loggerInstance: logger, disableRequestLogging: true })
 
   app.get('/healthz', async (_req, reply) => {
     const results = await Promise.all(

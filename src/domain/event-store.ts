@@ -1,0 +1,172 @@
+import type * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+
+/** A JSON value, as events carry it. Amounts travel as digit strings, never as numbers. */
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject
+export type JsonObject = { readonly [key: string]: Json }
+
+/**
+ * Who caused an event and why. `recordedAt` is the instant the application recorded the fact (it
+ * arrives on the command); the store adds its own commit time as `RecordedEvent.recordedAt`.
+ * Extra keys are free-form JSON, except `schemaVersion` and keys starting with `$`, which are reserved.
+ */
+export type EventMetadata = {
+  readonly correlationId: string
+  readonly causationId: string
+  readonly recordedAt: string
+  readonly source: string
+  readonly [extra: string]: Json
+}
+
+/** An event to append. `eventId` is a lowercase canonical UUID; derive it from a natural key (UUIDv5) when a redelivery must map to the same event. */
+export type EventToAppend = {
+  readonly eventId: string
+  readonly type: string
+  readonly schemaVersion: number
+  readonly data: JsonObject
+  readonly metadata: EventMetadata
+}
+
+export interface PositionBrand {
+  readonly Position: unique symbol
+}
+/**
+ * A place in one store's global log. Opaque: only the store that produced it can interpret it.
+ * Positions of one store are fixed-width, so plain byte-wise string comparison (`<`, or
+ * `COLLATE "C"` in SQL) orders them as the log does.
+ */
+export type Position = t.Branded<string, PositionBrand>
+/** Codec for a checkpoint read back from storage (a projection table, a file). */
+export const Position = t.brand(t.string, (s): s is Position => s.length > 0, 'Position')
+
+export type RecordedEvent = EventToAppend & {
+  readonly streamName: string
+  /** 0 for the first event of a stream, then 1, 2, … with no gaps. */
+  readonly streamRevision: bigint
+  readonly position: Position
+  /** When the store committed the event. */
+  readonly recordedAt: Date
+}
+
+/** `bigint`: the revision of the stream's last event must be exactly this. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint
+
+export type AppendResult = {
+  /** The revision of the last event appended: pass it as the expected revision of the next append. */
+  readonly nextExpectedRevision: bigint
+  /** The position of the last event appended. */
+  readonly position: Position
+}
+
+/** The stream is not where the writer expected it: re-read and decide again. */
+export type WrongExpectedVersion = {
+  readonly _tag: 'WrongExpectedVersion'
+  readonly stream: string
+  readonly expected: ExpectedRevision
+  readonly actual: bigint | 'no_stream'
+}
+
+/** Some ids of the batch are already stored, but not as this same batch of this stream. */
+export type EventIdConflict = {
+  readonly _tag: 'EventIdConflict'
+  readonly stream: string
+  readonly eventIds: ReadonlyArray<string>
+}
+
+/** The append is malformed (empty batch, bad id, duplicate id in the batch, reserved metadata key…). */
+export type InvalidAppend = {
+  readonly _tag: 'InvalidAppend'
+  readonly stream: string
+  readonly reason: string
+}
+
+/** A position that this store did not produce. */
+export type InvalidPosition = {
+  readonly _tag: 'InvalidPosition'
+  readonly position: string
+}
+
+/** An operational failure of the store (unreachable, timed out, out of resources…). */
+export type EventStoreFailure = {
+  readonly _tag: 'EventStoreFailure'
+  readonly operation: string
+  readonly retriable: boolean
+  readonly cause: unknown
+}
+
+/** A stored event whose envelope cannot be decoded. Reported where it sits; never dropped. */
+export type UndecodableEvent = {
+  readonly _tag: 'UndecodableEvent'
+  readonly stream: string
+  readonly position: Position
+  readonly streamRevision: bigint
+  readonly eventId: string
+  readonly reason: string
+}
+
+/** The subscriber's handler threw or rejected; the subscription stopped at the event before. */
+export type SubscriberFailed = {
+  readonly _tag: 'SubscriberFailed'
+  readonly position: Position
+  readonly cause: unknown
+}
+
+export type AppendError = WrongExpectedVersion | EventIdConflict | InvalidAppend | EventStoreFailure
+export type ReadError = InvalidPosition | EventStoreFailure
+export type SubscriptionError = InvalidPosition | EventStoreFailure | SubscriberFailed
+
+/** One event of a read: decoded, or reported as undecodable with its stream and position. */
+export type ReadItem = E.Either<UndecodableEvent, RecordedEvent>
+
+export type ReadStreamOptions = {
+  /** Default `forward`. */
+  readonly direction?: 'forward' | 'backward'
+  /** Inclusive. Default: the first event (forward) or the last (backward). */
+  readonly fromRevision?: bigint
+  /** Default: no limit. */
+  readonly maxCount?: number
+}
+
+export type ReadAllOptions = {
+  /** Exclusive: the read starts after this position. Default: the start of the log. */
+  readonly from?: Position
+  /** Default 1000. */
+  readonly maxCount?: number
+}
+
+export type SubscribeOptions = {
+  /** A checkpoint: delivery starts after it. Default: the start of the log. */
+  readonly from?: Position
+  /** Only streams whose name starts with this prefix (a category such as `order-`). */
+  readonly streamNamePrefix?: string
+}
+
+/**
+ * The handler's promise is awaited before the next delivery (back-pressure). Store the item's
+ * position as the checkpoint once the handler has done its work.
+ */
+export type SubscriptionHandler = (item: ReadItem) => Promise<void>
+
+export type Subscription = {
+  /** Stops after the delivery in progress, if any. */
+  readonly stop: () => Promise<void>
+  /** Settles when the subscription ends: right after `stop`, left when it failed for good. */
+  readonly closed: Promise<E.Either<SubscriptionError, void>>
+}
+
+/** The event log: optimistic, idempotent appends to streams; ordered reads; a global log to follow. */
+export type EventStore = {
+  /** Appends a batch atomically. The same batch of ids appended again returns the original result and stores nothing. */
+  readonly append: (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision) => TE.TaskEither<AppendError, AppendResult>
+  /** A missing stream reads as empty. */
+  readonly readStream: (stream: string, options?: ReadStreamOptions) => TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>>
+  /** The global log forward, in log order. An empty page means the reader has caught up. */
+  readonly readAll: (options?: ReadAllOptions) => TE.TaskEither<ReadError, ReadonlyArray<ReadItem>>
+  /** The global log forward, restricted to streams whose name starts with `prefix`. */
+  readonly readCategory: (prefix: string, options?: ReadAllOptions) => TE.TaskEither<ReadError, ReadonlyArray<ReadItem>>
+  /** Catches up from the checkpoint, then follows live; every event exactly once, in log order. */
+  readonly subscribeToAll: (options: SubscribeOptions, handler: SubscriptionHandler) => Subscription
+  /** Stops this store's subscriptions and releases what the store opened itself (not injected pools or clients). */
+  readonly close: () => Promise<void>
+}

@@ -1,0 +1,91 @@
+import * as t from 'io-ts'
+import { contextFor } from './checked-record.ts'
+
+/**
+ * Builders of string codecs for gateway fields. Decoded values stay the exact wire text: the signature
+ * covers that text, so nothing is trimmed, normalised or converted here.
+ */
+
+/**
+ * The spec's Len column is a maximum. It does not say bytes or characters; we count Unicode code
+ * points, so a Thai description of 256 characters fits `order_desc` (256).
+ */
+export const lengthOf = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/** A rule on a string: the broken rule's text, or `undefined` when it holds. */
+export type TextRule = (s: string) => string | undefined
+
+export const maxLength =
+  (max: number): TextRule =>
+  (s) =>
+    lengthOf(s) > max ? `must be at most ${String(max)} characters` : undefined
+
+export const matches =
+  (re: RegExp, rule: string): TextRule =>
+  (s) =>
+    re.test(s) ? undefined : rule
+
+/**
+ * A string codec reporting every broken rule. An empty string breaks only "must not be empty" (the
+ * canonical form drops empty fields, so an empty value would not even be signed); `allowEmpty` lifts that.
+ */
+export const textWith = (name: string, rules: ReadonlyArray<TextRule>, allowEmpty = false): t.Type<string, string, unknown> => {
+  const broken = (s: string): string[] =>
+    s === '' && !allowEmpty ? ['must not be empty'] : rules.flatMap((rule) => rule(s) ?? [])
+  return new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string' && broken(u).length === 0,
+    (u, c) => {
+      if (u === undefined) return t.failure(u, c, 'is required')
+      if (typeof u !== 'string') return t.failure(u, c, 'must be a string')
+      const rules = broken(u)
+      return rules.length === 0 ? t.success(u) : t.failures(rules.map((message) => ({ value: u, context: c, message })))
+    },
+    t.identity,
+  )
+}
+
+/** A string field of declared length `max` (Len column) with optional extra rules. */
+export const text = (name: string, max: number, ...rules: TextRule[]): t.Type<string, string, unknown> =>
+  textWith(name, [maxLength(max), ...rules])
+
+/** A string whose length the spec does not declare (e.g. `sign` of endpoint 5, Customer fields). */
+export const anyText = (name: string): t.Type<string, string, unknown> => textWith(name, [])
+
+/** `A`, `A or B`, `A, B or C`: how rule texts list allowed values. */
+export const listOr = (values: ReadonlyArray<string>): string =>
+  values.length <= 1 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${String(values[values.length - 1])}`
+
+/** One of a fixed set of strings (an enumeration of the spec), with the rule naming the allowed values. */
+export const oneOf = <const V extends readonly [string, ...string[]]>(name: string, values: V): t.Type<V[number], string, unknown> => {
+  const isMember = (u: unknown): u is V[number] => values.some((v) => v === u)
+  return new t.Type<V[number], string, unknown>(
+    name,
+    isMember,
+    (u, c) => {
+      if (u === undefined) return t.failure(u, c, 'is required')
+      return isMember(u) ? t.success(u) : t.failure(u, c, `must be ${listOr(values)}`)
+    },
+    t.identity,
+  )
+}
+
+/**
+ * For what the gateway sends (responses, redirect forms, notifications): an optional field that comes
+ * as `null` or `""` counts as absent instead of failing (the spec itself has `link_url_app` "may be null").
+ */
+export const absentable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null | '', O | null | '', unknown> =>
+  new t.Type<A | null | '', O | null | '', unknown>(
+    codec.name,
+    (u): u is A | null | '' => u === null || u === '' || codec.is(u),
+    (u, c) => (u === null || u === '' ? t.success(u) : codec.validate(u, contextFor(c, codec))),
+    (a) => {
+      if (a === null) return null
+      if (a === '') return ''
+      return codec.encode(a)
+    },
+  )

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { CheckoutApplyResponse } from '../../../src/domain/gateway/checkout.ts'
+import { EmptyEnvelope, Envelope, envelopeOf, isGatewaySuccess } from '../../../src/domain/gateway/envelope.ts'
+import { subscriptionCancel } from '../../../src/domain/gateway/operations.ts'
+import { decoded, MERCHANT_ID, NOW, ORDER_ID, violations } from './builders.ts'
+
+const data = {
+  merchant_id: MERCHANT_ID,
+  merchant_order_id: 'ORDER-1',
+  order_id: ORDER_ID,
+  order_status: 'PI',
+  order_amount: '10.00',
+  order_currency: 'THB',
+  create_time: NOW,
+  link_url: 'https://pay.example/c/1',
+}
+const CheckoutEnvelope = Envelope(CheckoutApplyResponse)
+
+describe('common response envelope', () => {
+  it('decodes a success: code 200000 and message Success, data decoded', () => {
+    const reply = decoded(CheckoutEnvelope, { code: 200000, message: 'Success', data, trace_id: 'tr-1' })
+    expect(reply).toEqual({ _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 'tr-1', data })
+    expect(isGatewaySuccess(reply)).toBe(true)
+  })
+  it('decodes any other integer code as a gateway error, without decoding data', () => {
+    const reply = decoded(CheckoutEnvelope, { code: 400001, message: 'Invalid parameter', trace_id: 'tr-2', data: { field: 'x' } })
+    expect(reply).toEqual({ _tag: 'GatewayError', code: 400001, message: 'Invalid parameter', trace_id: 'tr-2', data: { field: 'x' } })
+    expect(isGatewaySuccess(reply)).toBe(false)
+    expect(decoded(CheckoutEnvelope, { code: 0, message: 'Success', trace_id: 'tr-4' })._tag).toBe('GatewayError')
+  })
+  it('rejects a code that is not an integer', () => {
+    expect(violations(CheckoutEnvelope, { code: '200000', message: 'Success', trace_id: 't', data })).toEqual([
+      { path: 'code', rule: 'must be an integer (200000 means success)' },
+    ])
+    expect(violations(CheckoutEnvelope, { code: 200000.5, message: 'Success', trace_id: 't', data })).toEqual([
+      { path: 'code', rule: 'must be an integer (200000 means success)' },
+    ])
+  })
+  it('rejects a success without the Success message, without trace_id, with bad data: all at once', () => {
+    expect(violations(CheckoutEnvelope, { code: 200000, message: 'OK', data: { ...data, link_url: undefined } })).toEqual([
+      { path: 'trace_id', rule: 'is required' },
+      { path: 'message', rule: 'must be Success when code is 200000' },
+      { path: 'data.link_url', rule: 'is required' },
+    ])
+  })
+  it('requires data on success', () => {
+    expect(violations(CheckoutEnvelope, { code: 200000, message: 'Success', trace_id: 't' })).toEqual([{ path: 'data', rule: 'is required' }])
+  })
+  it('encodes a reply back to the wire form', () => {
+    const wire = { code: 200000, message: 'Success', trace_id: 'tr-1', data }
+    expect(CheckoutEnvelope.encode(decoded(CheckoutEnvelope, wire))).toEqual(wire)
+    const error = { code: 500000, message: 'Internal', trace_id: 'tr-3' }
+    expect(CheckoutEnvelope.encode(decoded(CheckoutEnvelope, error))).toEqual(error)
+  })
+})
+
+describe('envelope without data (subscription cancel)', () => {
+  it('accepts a success without data', () => {
+    expect(decoded(EmptyEnvelope, { code: 200000, message: 'Success', trace_id: 't' })).toEqual({
+      _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 't', data: null,
+    })
+    expect(EmptyEnvelope.encode(decoded(EmptyEnvelope, { code: 200000, message: 'Success', trace_id: 't' }))).toEqual({ code: 200000, message: 'Success', trace_id: 't' })
+  })
+  it('rejects data on success', () => {
+    expect(violations(EmptyEnvelope, { code: 200000, message: 'Success', trace_id: 't', data: {} })).toEqual([{ path: 'data', rule: 'must be absent in this response' }])
+  })
+  it('is what envelopeOf gives for the cancel operation', () => {
+    expect(violations(envelopeOf(subscriptionCancel.response), { code: 200000, message: 'Success', trace_id: 't', data: {} })).toEqual([
+      { path: 'data', rule: 'must be absent in this response' },
+    ])
+  })
+})
