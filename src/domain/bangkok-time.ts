@@ -11,9 +11,10 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
 // Computed by hand: Date.UTC maps years 0–99 to 1900–1999, which broke years 0000–0099.
-const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
+export const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-const daysInMonth = (year: number, month: number): number => (month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0))
+/** Days in a month of the proleptic Gregorian calendar; 0 for a month outside 1–12. */
+export const daysInMonth = (year: number, month: number): number => (month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0))
 
 /** Milliseconds since the epoch of a UTC wall time; exact for every year, including 0000–0099. */
 const utcMillis = (y: number, mo: number, d: number, h: number, mi: number, s: number): number => {

@@ -4,7 +4,7 @@ import { SignType } from './fields.ts'
 import { paymentOrderKeyFields, paymentOrderOtherFields } from './payment-order.ts'
 import { subscriptionFormFields } from './redirect-forms.ts'
 import { refundRecordOptionalFields, refundRecordRequiredFields } from './refund-query.ts'
-import { anyText, listOr, oneOf, text } from './text-codecs.ts'
+import { anyText, listOr, oneOf } from './text-codecs.ts'
 
 /*
  * The payload sent to `notify_url` is "not shown". Our default (ARCHITECTURE.md): a JSON POST whose
@@ -42,7 +42,7 @@ export const SubscriptionNotification = checkedRecord(
       notify_type: oneOf('notify_type', ['SUBSCRIPTION']),
       ...subscriptionFormFields.required,
       sign_type: SignType,
-      sign: text('sign', 256),
+      sign: anyText('sign'),
     },
     optional: subscriptionFormFields.optional,
   }).codec,

@@ -51,10 +51,14 @@ export const subscriptionFormFields = {
   },
 }
 
-/** Endpoint 9: the subscription checkout redirect form (sent after a successful deduction). */
+/**
+ * Endpoint 9: the subscription checkout redirect form (sent after a successful deduction). The spec
+ * declares `sign` string(256), but an RSA-2048 signature in base64 is 344 characters (and endpoint 5
+ * declares no length): the declared 256 cannot hold the spec's own signature, so `sign` is not capped.
+ */
 export const SubscriptionRedirectForm = checkedRecord(
   recordOf('SubscriptionRedirectForm', {
-    required: { ...subscriptionFormFields.required, sign_type: SignType, sign: text('sign', 256) },
+    required: { ...subscriptionFormFields.required, sign_type: SignType, sign: anyText('sign') },
     optional: subscriptionFormFields.optional,
   }).codec,
 )

@@ -48,11 +48,14 @@ describe('endpoint 9: subscription redirect form', () => {
     expect(violations(SubscriptionRedirectForm, { ...subscriptionForm, status: 'FAIL' })).toEqual([])
     expect(violations(SubscriptionRedirectForm, withFields(subscriptionForm, { billing_amount: undefined, billing_currency: '', type: undefined }))).toEqual([])
   })
-  it('rejects a wrong status, type, sign length and merchant id', () => {
-    expect(violations(SubscriptionRedirectForm, { ...subscriptionForm, status: 'OK', type: 'Cancelled', sign: 's'.repeat(257), merchant_id: 'M1' })).toEqual([
+  it('accepts a 344-character RSA-2048 signature although endpoint 9 declares sign string(256)', () => {
+    expect(violations(SubscriptionRedirectForm, { ...subscriptionForm, sign: `${'A'.repeat(342)}==` })).toEqual([])
+  })
+  it('rejects a wrong status, type, empty sign and merchant id', () => {
+    expect(violations(SubscriptionRedirectForm, { ...subscriptionForm, status: 'OK', type: 'Cancelled', sign: '', merchant_id: 'M1' })).toEqual([
       { path: 'merchant_id', rule: 'must be 18 to 20 digits starting with 14' },
       { path: 'status', rule: 'must be SUCCESS or FAIL' },
-      { path: 'sign', rule: 'must be at most 256 characters' },
+      { path: 'sign', rule: 'must not be empty' },
       { path: 'type', rule: 'must be Created, Created_Deducted, Updated, Updated_Deducted or Deducted' },
     ])
   })
