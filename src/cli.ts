@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander'
 import pkg from '../package.json' with { type: 'json' }
 import { EXIT, UsageError } from './cli/io.ts'
+import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
+import { registerUpCommands } from './cli/up.ts'
 
 /** Builds the `satang` command tree. Commands register themselves from `src/cli/`. */
 export const buildProgram = (setExitCode: (code: number) => void): Command => {
@@ -10,7 +12,9 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
     .version(pkg.version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
+  registerUpCommands(program, setExitCode)
   registerSignatureCommands(program, setExitCode)
+  registerSandboxCommand(program, setExitCode)
   return program
 }
 
@@ -19,6 +23,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   let exitCode: number = EXIT.ok
   const program = buildProgram((code) => {
     exitCode = code
+    // set at once too: a library's exit hook may end the process before main returns
+    process.exitCode = code
   })
   program.commands.forEach(function propagate(cmd: Command): void {
     cmd.exitOverride()

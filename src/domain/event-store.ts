@@ -55,7 +55,11 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint
 export type AppendResult = {
   /** The revision of the last event appended: pass it as the expected revision of the next append. */
   readonly nextExpectedRevision: bigint
-  /** The position of the last event appended. */
+  /**
+   * Where the last event appended sits in the global log. Not a safe checkpoint to start reading
+   * from: with PostgreSQL, transactions still running may yet commit events that sort before it.
+   * Take checkpoints from reads and subscriptions.
+   */
   readonly position: Position
 }
 
@@ -105,7 +109,7 @@ export type UndecodableEvent = {
   readonly reason: string
 }
 
-/** The subscriber's handler threw or rejected; the subscription stopped at the event before. */
+/** The subscriber's handler threw or rejected on the event at `position`; nothing after it was delivered. */
 export type SubscriberFailed = {
   readonly _tag: 'SubscriberFailed'
   readonly position: Position
@@ -149,7 +153,7 @@ export type SubscribeOptions = {
 export type SubscriptionHandler = (item: ReadItem) => Promise<void>
 
 export type Subscription = {
-  /** Stops after the delivery in progress, if any. */
+  /** Stops after the delivery in progress, if any. (From inside the handler, call it without awaiting.) */
   readonly stop: () => Promise<void>
   /** Settles when the subscription ends: right after `stop`, left when it failed for good. */
   readonly closed: Promise<E.Either<SubscriptionError, void>>

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
 
@@ -22,7 +22,7 @@ export const makeMetricsRegistry = (): Registry => {
 /** The HTTP service: `/healthz` and `/metrics` now; the merchant API (`/v1`) and `/callbacks` mount here. */
 export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   const logger: FastifyBaseLogger = deps.log.child({ component: 'http' })
-  const app = Fastify({ loggerInstance: logger, disableRequestLogging: true })
+  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) })
 
   app.get('/healthz', async (_req, reply) => {
     const results = await Promise.all(

@@ -1,0 +1,145 @@
+import { Client, type Pool } from 'pg'
+import type { Logger } from '../../logger.ts'
+
+/**
+ * Wake-ups for live subscribers, kept out of the write path. A NOTIFY inside every append would
+ * take PostgreSQL's global notify lock at each commit and serialise the writers; instead, after an
+ * append has committed, one `pg_notify` is sent on its own, and appends that finish while it is in
+ * flight or shortly after are covered by one more afterwards (coalescing). Subscribers in this
+ * process are woken directly. One LISTEN connection per store serves all its subscriptions; when
+ * it is down, the subscribers' polling fallback still finds every event.
+ */
+export type Wakeups = {
+  /** Call after an append committed. */
+  readonly appended: () => void
+  /** Registers a subscriber's wake function; returns its unregister function. */
+  readonly register: (wake: () => void) => () => void
+  readonly close: () => Promise<void>
+}
+
+const RECONNECT_MIN_MS = 100
+const RECONNECT_MAX_MS = 5_000
+
+export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger }, channel: string, minIntervalMs: number): Wakeups => {
+  const log = deps.log
+  const subscribers = new Set<() => void>()
+  let closed = false
+
+  const wakeAll = (): void => {
+    for (const wake of subscribers) wake()
+  }
+
+  // Outgoing: at most one notification per `minIntervalMs`. The first append after a quiet spell
+  // notifies at once; later ones are covered by one notification at the end of the interval.
+  let sending: Promise<void> | undefined
+  let pending = false
+  let timer: NodeJS.Timeout | undefined
+  let lastSentAt = Number.NEGATIVE_INFINITY
+  const later = (): void => {
+    timer = setTimeout(() => {
+      timer = undefined
+      sending = send()
+    }, Math.max(0, lastSentAt + minIntervalMs - performance.now()))
+  }
+  const send = async (): Promise<void> => {
+    pending = false
+    lastSentAt = performance.now()
+    try {
+      await deps.pool.query({ name: 'satang_es_notify', text: 'select pg_notify($1, $2)', values: [channel, ''] })
+    } catch (err) {
+      // Not fatal: subscribers elsewhere still poll. Losing this wake-up only delays them.
+      log.warn({ err }, 'could not notify subscribers; they fall back to polling')
+    }
+    sending = undefined
+    if (pending && !closed) later()
+  }
+  const appended = (): void => {
+    wakeAll()
+    if (closed) return
+    if (sending !== undefined || timer !== undefined) {
+      pending = true
+      return
+    }
+    if (performance.now() - lastSentAt >= minIntervalMs) sending = send()
+    else later()
+  }
+
+  // Incoming: one LISTEN connection while anyone is subscribed, reconnected with backoff.
+  let listener: Client | undefined
+  let connecting: Promise<void> | undefined
+  let reconnectTimer: NodeJS.Timeout | undefined
+  let backoff = RECONNECT_MIN_MS
+
+  const scheduleReconnect = (): void => {
+    if (closed || subscribers.size === 0 || reconnectTimer !== undefined) return
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined
+      void listen()
+    }, backoff)
+    backoff = Math.min(backoff * 2, RECONNECT_MAX_MS)
+  }
+
+  const listen = (): Promise<void> => {
+    if (listener !== undefined || connecting !== undefined || closed || subscribers.size === 0) return connecting ?? Promise.resolve()
+    const client = new Client({ ...deps.pool.options, application_name: 'satang-eventstore-listener' })
+    const lost = (err?: Error): void => {
+      if (listener !== client) return
+      listener = undefined
+      if (!closed) log.warn({ err }, 'LISTEN connection lost; subscribers poll until it is back')
+      client.end().catch((e: unknown) => log.debug({ err: e }, 'closing a failed LISTEN connection'))
+      scheduleReconnect()
+    }
+    client.on('notification', (msg) => {
+      if (msg.channel === channel) wakeAll()
+    })
+    client.on('error', lost)
+    client.on('end', () => lost())
+    connecting = (async () => {
+      try {
+        await client.connect()
+        await client.query(`listen "${channel}"`)
+        listener = client
+        backoff = RECONNECT_MIN_MS
+        // Anything committed while we were not listening is found by this extra read.
+        wakeAll()
+        if (closed || subscribers.size === 0) await stopListening()
+      } catch (err) {
+        log.warn({ err }, 'could not LISTEN for new events; retrying')
+        await client.end().catch((e: unknown) => log.debug({ err: e }, 'closing a failed LISTEN connection'))
+        scheduleReconnect()
+      } finally {
+        connecting = undefined
+      }
+    })()
+    return connecting
+  }
+
+  const stopListening = async (): Promise<void> => {
+    if (reconnectTimer !== undefined) clearTimeout(reconnectTimer)
+    reconnectTimer = undefined
+    const client = listener
+    listener = undefined
+    if (client !== undefined) await client.end().catch((err: unknown) => log.warn({ err }, 'closing the LISTEN connection failed'))
+  }
+
+  const register = (wake: () => void): (() => void) => {
+    subscribers.add(wake)
+    void listen()
+    return () => {
+      subscribers.delete(wake)
+      if (subscribers.size === 0) void stopListening()
+    }
+  }
+
+  const close = async (): Promise<void> => {
+    closed = true
+    subscribers.clear()
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    await connecting
+    await stopListening()
+    await sending
+  }
+
+  return { appended, register, close }
+}

@@ -1,0 +1,481 @@
+/**
+ * The PostgreSQL event store (the embedded default).
+ *
+ * Table `<schema>.events`, one row per event: `tx_id` (the writing transaction's id,
+ * `pg_current_xact_id()`), `position` (an identity), stream name and revision, event id, type,
+ * schema version, `data` and `metadata` (jsonb), `recorded_at`. Unique: (tx_id, position),
+ * event_id, (stream_name, stream_revision).
+ *
+ * Why the global order is (tx_id, position) and not position alone: a position is taken when a
+ * row is inserted, but becomes visible only when its transaction commits, and concurrent writers
+ * commit out of position order. A reader that asks for "position > last seen" can pass over a
+ * smaller position that commits a moment later, and never come back for it. Instead:
+ *  - each row stores the id of the transaction that wrote it;
+ *  - a reader only reads rows whose transaction id is below `pg_snapshot_xmin(pg_current_snapshot())`,
+ *    the oldest transaction still running when its statement started. Every transaction below that
+ *    has finished, and every transaction that starts later gets a larger id, so the set of rows
+ *    below the horizon is final: no row can appear there after the read;
+ *  - rows are read in (tx_id, position) order and the cursor (the checkpoint, the opaque position
+ *    string) is that same pair, compared as a row value, matching the primary key index.
+ * So a reader never skips an event. The price: an event becomes readable only once every older
+ * transaction in the cluster has ended, so no transaction may stay open long (see the README's
+ * operations notes).
+ *
+ * Each stream's events keep their order in the global log: an append reads the stream's revision
+ * and inserts the next ones in one statement, in its own transaction. Its snapshot includes the
+ * stream's previous event, so that event's transaction had committed before the statement began,
+ * and this transaction gets its id (at its first write, inside the statement) after that: a larger
+ * one. Two appends racing for the same revision meet on the unique (stream_name, stream_revision)
+ * index; the loser gets a unique violation: a conflict for `no_stream` and exact revisions. Appends
+ * under `any` and `stream_exists`, which would only retry, instead queue on a per-stream advisory
+ * lock taken before the insert statement (`append_queued`, in the migration), and retry only if
+ * they still lose a race to an exact-revision writer.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import type { Pool, QueryArrayConfig } from 'pg'
+import type {
+  AppendError,
+  AppendResult,
+  EventStore,
+  EventStoreFailure,
+  EventToAppend,
+  ExpectedRevision,
+  InvalidPosition,
+  Position,
+  ReadAllOptions,
+  ReadError,
+  ReadItem,
+  ReadStreamOptions,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionError,
+  SubscriptionHandler,
+} from '../../domain/event-store.ts'
+import type { Logger } from '../../logger.ts'
+import { constraintOf, isRetriablePgError, sqlStateOf } from '../postgres/errors.ts'
+import { isValidSchemaName } from '../postgres/migrations/eventstore.ts'
+import { decodeEvent, pad20, validateAppend } from './envelope.ts'
+import { makeWakeups } from './postgres-wakeups.ts'
+
+export type PostgresEventStoreConfig = {
+  /** The schema that `migrateEventStore` created. Default `eventstore`. */
+  readonly schema?: string
+  /** How often an idle subscriber polls when no notification arrives. Default 1000 ms. */
+  readonly pollIntervalMs?: number
+  /** Events per read while a subscriber catches up. Default 1000. */
+  readonly pageSize?: number
+  /** Notifications to other processes are coalesced to at most one per this interval. Default 10 ms. */
+  readonly notifyIntervalMs?: number
+}
+
+export type PostgresEventStoreDeps = {
+  /** Owned by the caller; `close()` does not end it. */
+  readonly pool: Pool
+  readonly log: Logger
+}
+
+type Cursor = { readonly txId: string; readonly position: string }
+
+const START: Cursor = { txId: '0', position: '0' }
+const POSITION = /^(\d{20})-(\d{20})$/
+const DEFAULT_PAGE = 1000
+const MAX_BLOCKED_BACKOFF_MS = 100
+const ACTIVE_POLL_MS = 2
+const MAX_FAILURE_BACKOFF_MS = 5_000
+const MAX_RACE_ATTEMPTS = 1_000
+
+const encodePosition = (txId: string, position: string): Position => `${pad20(txId)}-${pad20(position)}` as Position
+
+const decodePosition = (position: Position | undefined): E.Either<InvalidPosition, Cursor> => {
+  if (position === undefined) return E.right(START)
+  const m = POSITION.exec(position)
+  return m === null ? E.left({ _tag: 'InvalidPosition', position }) : E.right({ txId: BigInt(m[1] ?? '0').toString(), position: BigInt(m[2] ?? '0').toString() })
+}
+
+const failure = (operation: string) => (cause: unknown): EventStoreFailure => ({ _tag: 'EventStoreFailure', operation, retriable: isRetriablePgError(cause), cause })
+
+// Rows come back as arrays (no per-row objects on the hot path). Column types are fixed by the
+// schema, so a mismatch is a defect, not bad data.
+const text = (v: unknown): string => {
+  if (typeof v !== 'string') throw new Error(`expected a text column, got ${typeof v}`)
+  return v
+}
+const epochMs = (v: unknown): Date => new Date(Number(text(v)))
+
+// recorded_at travels as epoch milliseconds: building a Date from a number is far cheaper than parsing timestamptz text.
+const EVENT_COLUMNS = 'e.tx_id::text, e.position, e.stream_name, e.stream_revision, e.event_id, e.type, e.schema_version, e.data, e.metadata, (extract(epoch from e.recorded_at) * 1000)::bigint'
+
+const toItem = (row: ReadonlyArray<unknown>): ReadItem =>
+  decodeEvent({
+    position: encodePosition(text(row[0]), text(row[1])),
+    streamName: text(row[2]),
+    streamRevision: BigInt(text(row[3])),
+    eventId: text(row[4]),
+    type: text(row[5]),
+    schemaVersion: row[6],
+    data: row[7],
+    metadata: row[8],
+    recordedAt: epochMs(row[9]),
+  })
+
+/** LIKE pattern matching names that start with `prefix` (`%`, `_` and `\` taken literally). */
+const prefixPattern = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+// The revision check, as a condition on the stream's current revision `c.revision`
+// ($2: the expectation's kind, $3: the exact revision).
+const EXPECTATION_HOLDS = `case $2::text
+           when 'any' then true
+           when 'no_stream' then c.revision is null
+           when 'stream_exists' then c.revision is not null
+           else c.revision = $3::bigint
+         end`
+
+/**
+ * One statement per append (see the module comment): the stream's revision, the check, the insert.
+ * It returns one row per event (the new revision, the transaction id, the position), none when the
+ * expectation fails. One event: parameters $4–$8; a batch: a JSON array in $4.
+ */
+const appendSql = (t: string, shape: 'one' | 'many'): string =>
+  shape === 'one'
+    ? `insert into ${t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
+       select $1, coalesce(c.revision, -1) + 1, $4::uuid, $5::text, $6::integer, $7::jsonb, $8::jsonb
+         from (select max(e.stream_revision) as revision from ${t} e where e.stream_name = $1) c
+        where ${EXPECTATION_HOLDS}
+       returning stream_revision, pg_current_xact_id()::text, position`
+    : `with inserted as (
+         insert into ${t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
+         select $1, coalesce(c.revision, -1) + b.ord, (b.e->>'eventId')::uuid, b.e->>'type', (b.e->>'schemaVersion')::integer, b.e->'data', b.e->'metadata'
+           from (select max(e.stream_revision) as revision from ${t} e where e.stream_name = $1) c,
+                jsonb_array_elements($4::jsonb) with ordinality as b(e, ord)
+          where ${EXPECTATION_HOLDS}
+          order by b.ord
+         returning stream_revision, position
+       )
+       select i.stream_revision, pg_current_xact_id()::text, i.position from inserted i order by i.position desc limit 1`
+
+const fnv1a = (s: string): string => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0
+  return h.toString(36)
+}
+
+const sleep = (ms: number, wake?: (resolve: () => void) => void): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    wake?.(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+
+/** The PostgreSQL event store. Run `migrateEventStore` for the same schema first. */
+export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: PostgresEventStoreConfig = {}): EventStore => {
+  const schema = config.schema ?? 'eventstore'
+  if (!isValidSchemaName(schema)) throw new Error(`invalid event store schema name ${JSON.stringify(schema)}`)
+  const pollIntervalMs = config.pollIntervalMs ?? 1_000
+  const pageSize = config.pageSize ?? DEFAULT_PAGE
+  const log = deps.log.child({ component: 'eventstore', schema })
+  const pool = deps.pool
+  const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 10)
+  const subscriptions = new Set<Subscription>()
+  const tag = fnv1a(schema)
+  const t = `"${schema}".events`
+
+  const query = async (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => (await pool.query<unknown[]>(config)).rows
+
+  // Named statements are parsed once per connection; the name includes a hash of the schema.
+  const sql = {
+    appendOne: { name: `satang_es_append1_${tag}`, text: appendSql(t, 'one') },
+    appendMany: { name: `satang_es_appendn_${tag}`, text: appendSql(t, 'many') },
+    appendQueued: { name: `satang_es_appendq_${tag}`, text: `select * from "${schema}".append_queued($1, $2, $3::jsonb)` },
+    currentRevision: { name: `satang_es_rev_${tag}`, text: `select max(e.stream_revision) from ${t} e where e.stream_name = $1` },
+    byIds: { name: `satang_es_ids_${tag}`, text: `select e.event_id, e.stream_name, e.stream_revision, e.tx_id::text, e.position from ${t} e where e.event_id = any($1::uuid[])` },
+    readAll: {
+      name: `satang_es_all_${tag}`,
+      text: `select ${EVENT_COLUMNS} from ${t} e
+              where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
+                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+              order by e.tx_id, e.position limit $3`,
+    },
+    readCategory: {
+      name: `satang_es_cat_${tag}`,
+      text: `select ${EVENT_COLUMNS} from ${t} e
+              where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
+                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+                and e.stream_name like $4
+              order by e.tx_id, e.position limit $3`,
+    },
+    // A subscriber with a prefix scans every row, but reads the payload only of rows that match,
+    // so its cursor moves past other streams instead of scanning them again at every poll.
+    scanCategory: {
+      name: `satang_es_scan_${tag}`,
+      text: `select e.tx_id::text, e.position, m, e.stream_name, e.stream_revision, e.event_id, e.type, e.schema_version,
+                    case when m then e.data end, case when m then e.metadata end, (extract(epoch from e.recorded_at) * 1000)::bigint
+               from ${t} e, lateral (select e.stream_name like $4 as m) f
+              where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
+                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+              order by e.tx_id, e.position limit $3`,
+    },
+    // Whether rows beyond the cursor are visible at all: if so, they are waiting for an older
+    // transaction to finish, and the subscriber should look again soon rather than sleep.
+    // (Not `exists (…)`: its generic plan is a sequential scan; ordered with a limit it is an index probe.)
+    beyond: { name: `satang_es_beyond_${tag}`, text: `select true from ${t} e where (e.tx_id, e.position) > ($1::xid8, $2::bigint) order by e.tx_id, e.position limit 1` },
+    streamForward: {
+      name: `satang_es_fwd_${tag}`,
+      text: `select ${EVENT_COLUMNS} from ${t} e where e.stream_name = $1 and e.stream_revision >= $2 order by e.stream_revision limit $3`,
+    },
+    streamBackward: {
+      name: `satang_es_bwd_${tag}`,
+      text: `select ${EVENT_COLUMNS} from ${t} e where e.stream_name = $1 and e.stream_revision <= $2 order by e.stream_revision desc limit $3`,
+    },
+  }
+
+  /**
+   * What the store holds for this batch's ids: nothing, exactly this batch in this stream (then its
+   * original result), or something else (a conflict).
+   */
+  const storedBatch = async (stream: string, events: ReadonlyArray<EventToAppend>): Promise<'none' | 'conflict' | AppendResult> => {
+    const rows = await query({ ...sql.byIds, values: [events.map((e) => e.eventId)], rowMode: 'array' })
+    if (rows.length === 0) return 'none'
+    if (rows.length !== events.length) return 'conflict'
+    const byId = new Map(rows.map((r) => [text(r[0]), r]))
+    const first = byId.get(events[0]?.eventId ?? '')
+    if (first === undefined) return 'conflict'
+    const base = BigInt(text(first[2]))
+    let last: ReadonlyArray<unknown> = first
+    for (const [i, e] of events.entries()) {
+      const row = byId.get(e.eventId)
+      if (row === undefined || row[1] !== stream || BigInt(text(row[2])) !== base + BigInt(i)) return 'conflict'
+      last = row
+    }
+    return { nextExpectedRevision: BigInt(text(last[2])), position: encodePosition(text(last[3]), text(last[4])) }
+  }
+
+  const settleByIds = async (stream: string, events: ReadonlyArray<EventToAppend>, otherwise: AppendError): Promise<E.Either<AppendError, AppendResult>> => {
+    const stored = await storedBatch(stream, events)
+    if (stored === 'none') return E.left(otherwise)
+    if (stored === 'conflict') return E.left({ _tag: 'EventIdConflict', stream, eventIds: events.map((e) => e.eventId) })
+    return E.right(stored)
+  }
+
+  type Attempt = E.Either<'retry', E.Either<AppendError, AppendResult>>
+
+  const appendOnce = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision): Promise<Attempt> => {
+    const kind = typeof expected === 'bigint' ? 'exact' : expected
+    const exact = typeof expected === 'bigint' ? expected.toString() : null
+    const [only] = events
+    const rows = await query(
+      kind === 'any' || kind === 'stream_exists'
+        ? { ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' }
+        : events.length === 1 && only !== undefined
+          ? { ...sql.appendOne, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata)], rowMode: 'array' }
+          : { ...sql.appendMany, values: [stream, kind, exact, JSON.stringify(events)], rowMode: 'array' },
+    )
+    const last = rows.at(-1)
+    if (last !== undefined) return E.right(E.right({ nextExpectedRevision: BigInt(text(last[0])), position: encodePosition(text(last[1]), text(last[2])) }))
+    // The expectation failed: report the actual revision, unless this is a retry of a batch that was
+    // stored (its reply lost), which answers as the first time.
+    return E.right(await settleByIds(stream, events, { _tag: 'WrongExpectedVersion', stream, expected, actual: await currentRevision(stream) }))
+  }
+
+  const currentRevision = async (stream: string): Promise<bigint | 'no_stream'> => {
+    const rows = await query({ ...sql.currentRevision, values: [stream], rowMode: 'array' })
+    const seen = rows[0]?.[0]
+    return seen === null || seen === undefined ? 'no_stream' : BigInt(text(seen))
+  }
+
+  /** After losing a race for a revision: a conflict, unless the expectation still holds and another try may succeed. */
+  const afterRevisionRace = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision): Promise<Attempt> => {
+    if (expected === 'any' || expected === 'stream_exists') return E.left('retry')
+    return E.right(await settleByIds(stream, events, { _tag: 'WrongExpectedVersion', stream, expected, actual: await currentRevision(stream) }))
+  }
+
+  /** One try: the outcome, or `retry` after losing a race that `any`/`stream_exists` may win next time. */
+  const attemptAppend = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision): Promise<Attempt> => {
+    try {
+      return await appendOnce(stream, events, expected)
+    } catch (cause) {
+      const state = sqlStateOf(cause)
+      const constraint = constraintOf(cause)
+      if (state === '23505' && constraint === 'events_stream_revision_key') return await afterRevisionRace(stream, events, expected)
+      // An id of the batch is stored already (a retry, or a writer of the same ids that committed
+      // first): the original result, or a conflict.
+      if (state === '23505' && constraint === 'events_event_id_key') {
+        return E.right(await settleByIds(stream, events, { _tag: 'EventIdConflict', stream, eventIds: events.map((e) => e.eventId) }))
+      }
+      // jsonb cannot hold \u0000; that is the caller's data, not an outage.
+      if (state === '22P05') {
+        return E.right(E.left({ _tag: 'InvalidAppend', stream, reason: 'data or metadata contains characters PostgreSQL jsonb cannot store (such as \\u0000)' }))
+      }
+      throw cause
+    }
+  }
+
+  const append = (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision): TE.TaskEither<AppendError, AppendResult> =>
+    pipe(
+      TE.fromEither(validateAppend(stream, events)),
+      TE.flatMap(() =>
+        pipe(
+          TE.tryCatch(async (): Promise<E.Either<AppendError, AppendResult>> => {
+            for (let attempt = 1; ; attempt++) {
+              const outcome = await attemptAppend(stream, events, expected)
+              if (E.isRight(outcome)) {
+                if (E.isRight(outcome.right)) wakeups.appended()
+                return outcome.right
+              }
+              // `any` never fails because of contention: the loser of a race tries again once the
+              // winner has committed; under heavy contention a little jitter spreads them out.
+              if (attempt >= MAX_RACE_ATTEMPTS) {
+                return E.left({ _tag: 'EventStoreFailure', operation: 'append', retriable: true, cause: new Error(`lost ${String(attempt)} races in a row for stream ${stream}`) })
+              }
+              if (attempt > 2) await sleep(Math.random() * Math.min(attempt, 20))
+            }
+          }, failure('append')),
+          TE.flatMap(TE.fromEither),
+        ),
+      ),
+    )
+
+  const readStream = (stream: string, options: ReadStreamOptions = {}): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
+    TE.tryCatch(async () => {
+      const backward = options.direction === 'backward'
+      const from = options.fromRevision ?? (backward ? 2n ** 63n - 1n : 0n)
+      const limit = options.maxCount ?? null
+      const rows = await query({ ...(backward ? sql.streamBackward : sql.streamForward), values: [stream, from.toString(), limit], rowMode: 'array' })
+      return rows.map(toItem)
+    }, failure('readStream'))
+
+  const readPage = (cursor: Cursor, maxCount: number, prefix: string | undefined): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
+    TE.tryCatch(async () => {
+      const rows =
+        prefix === undefined
+          ? await query({ ...sql.readAll, values: [cursor.txId, cursor.position, maxCount], rowMode: 'array' })
+          : await query({ ...sql.readCategory, values: [cursor.txId, cursor.position, maxCount, prefixPattern(prefix)], rowMode: 'array' })
+      return rows.map(toItem)
+    }, failure(prefix === undefined ? 'readAll' : 'readCategory'))
+
+  const readAll = (options: ReadAllOptions = {}): TE.TaskEither<ReadError, ReadonlyArray<ReadItem>> =>
+    pipe(
+      TE.fromEither(decodePosition(options.from)),
+      TE.flatMap((cursor): TE.TaskEither<ReadError, ReadonlyArray<ReadItem>> => readPage(cursor, options.maxCount ?? DEFAULT_PAGE, undefined)),
+    )
+
+  const readCategory = (prefix: string, options: ReadAllOptions = {}): TE.TaskEither<ReadError, ReadonlyArray<ReadItem>> =>
+    pipe(
+      TE.fromEither(decodePosition(options.from)),
+      TE.flatMap((cursor): TE.TaskEither<ReadError, ReadonlyArray<ReadItem>> => readPage(cursor, options.maxCount ?? DEFAULT_PAGE, prefix)),
+    )
+
+  /** One page for a subscriber: the items to deliver, and where its cursor is after the page. */
+  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined): Promise<{ items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }> => {
+    if (prefix === undefined) {
+      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, pageSize], rowMode: 'array' })
+      const items = rows.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem(row)] as const)
+      return { items, scanned: rows.length, next: items.at(-1)?.[0] ?? cursor }
+    }
+    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, pageSize, prefixPattern(prefix)], rowMode: 'array' })
+    const items = rows.filter((row) => row[2] === true).map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
+    const last = rows.at(-1)
+    return { items, scanned: rows.length, next: last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) } }
+  }
+
+  const subscribeToAll = (options: SubscribeOptions, handler: SubscriptionHandler): Subscription => {
+    let stopping = false
+    let woken = false
+    let interrupt: (() => void) | undefined
+    const wake = (): void => {
+      woken = true
+      interrupt?.()
+    }
+    const pause = (ms: number): Promise<void> =>
+      sleep(ms, (resolve) => {
+        interrupt = resolve
+      }).finally(() => {
+        interrupt = undefined
+      })
+
+    const run = async (): Promise<E.Either<SubscriptionError, void>> => {
+      const start = decodePosition(options.from)
+      if (E.isLeft(start)) return start
+      let cursor = start.right
+      const unregister = wakeups.register(wake)
+      let blockedBackoff = 1
+      let idleBackoff = ACTIVE_POLL_MS
+      let failureBackoff = 100
+      try {
+        while (!stopping) {
+          woken = false
+          let page: Awaited<ReturnType<typeof subscriptionPage>>
+          let beyond = false
+          try {
+            page = await subscriptionPage(cursor, options.streamNamePrefix)
+            if (page.scanned === 0) {
+              const rows = await query({ ...sql.beyond, values: [cursor.txId, cursor.position], rowMode: 'array' })
+              beyond = rows[0]?.[0] === true
+            }
+            failureBackoff = 100
+          } catch (cause) {
+            const f = failure('subscribeToAll')(cause)
+            if (!f.retriable) return E.left(f)
+            log.warn({ err: cause, retryInMs: failureBackoff }, 'subscription read failed; retrying')
+            await pause(failureBackoff)
+            failureBackoff = Math.min(failureBackoff * 2, MAX_FAILURE_BACKOFF_MS)
+            continue
+          }
+          for (const [at, item] of page.items) {
+            if (stopping) return E.right(undefined)
+            try {
+              await handler(item)
+            } catch (cause) {
+              return E.left({ _tag: 'SubscriberFailed', position: E.isRight(item) ? item.right.position : item.left.position, cause })
+            }
+            cursor = at
+          }
+          cursor = page.next
+          if (page.scanned > 0) {
+            blockedBackoff = 1
+            idleBackoff = ACTIVE_POLL_MS
+            continue
+          }
+          if (woken) continue
+          if (beyond) {
+            // Committed rows wait behind an older transaction that is still running.
+            await pause(blockedBackoff)
+            blockedBackoff = Math.min(blockedBackoff * 2, MAX_BLOCKED_BACKOFF_MS)
+          } else {
+            // Right after activity, look again soon (notifications are coalesced under load);
+            // the wait doubles while nothing comes, up to the polling fallback. A notification
+            // ends any wait.
+            await pause(idleBackoff)
+            idleBackoff = Math.min(idleBackoff * 2, pollIntervalMs)
+          }
+        }
+        return E.right(undefined)
+      } finally {
+        unregister()
+      }
+    }
+
+    const closed = run()
+    const subscription: Subscription = {
+      stop: async () => {
+        stopping = true
+        interrupt?.()
+        await closed
+      },
+      closed,
+    }
+    subscriptions.add(subscription)
+    void closed.then(() => subscriptions.delete(subscription))
+    return subscription
+  }
+
+  const close = async (): Promise<void> => {
+    await Promise.all([...subscriptions].map((s) => s.stop()))
+    await wakeups.close()
+  }
+
+  return { append, readStream, readAll, readCategory, subscribeToAll, close }
+}

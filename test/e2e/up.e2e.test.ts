@@ -1,0 +1,75 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { Pool } from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
+import { silentLogger } from '../../src/logger.ts'
+import { runCli } from '../support/cli.ts'
+import { freePort } from '../support/ports.ts'
+import { startSatangProcess } from '../support/process.ts'
+
+// `npm start` = `satang up` on a machine with no database configured: embedded PostgreSQL in the
+// data folder; a second start reuses the data.
+const workDir = mkdtempSync(join(tmpdir(), 'satang-up-'))
+// As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data folder.
+chmodSync(workDir, 0o755)
+afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+
+// The variables a developer's shell might have must not leak into this test's configuration.
+const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
+  return { ...env, SATANG_LOG_LEVEL: 'warn', ...extra }
+}
+
+describe('satang up on embedded defaults', () => {
+  it('starts embedded PostgreSQL, serves /healthz, and a second start reuses the data', async () => {
+    const pgPort = await freePort()
+    const httpPort = await freePort()
+    const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(pgPort), SATANG_HTTP_PORT: String(httpPort) })
+
+    const first = startSatangProcess(['up'], { env, cwd: workDir })
+    try {
+      await first.waitFor(/satang: up\./, 90_000)
+      expect(first.stdout()).toContain(`embedded PostgreSQL on 127.0.0.1:${String(pgPort)}, data in ${join(workDir, '.satang', 'postgres')} (new cluster initialised)`)
+      const health = await fetch(`http://127.0.0.1:${String(httpPort)}/healthz`)
+      expect(health.status).toBe(200)
+      expect(await health.json()).toMatchObject({ status: 'ok', checks: { database: 'ok' } })
+
+      // write an event into the embedded database, as satang would
+      const pool = new Pool({ connectionString: `postgres://postgres:satang@127.0.0.1:${String(pgPort)}/satang` })
+      const store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: 'eventstore' })
+      const appended = await store.append('marker-1', [{ eventId: '9a3f4a52-52b4-4d8e-9a55-0d0e4a6b7c01', type: 'MarkerWritten', schemaVersion: 1, data: { n: '1' }, metadata: { correlationId: 'c', causationId: 'c', recordedAt: '2026-11-21T00:00:00.000Z', source: 'operator' } }], 'no_stream')()
+      expect(E.isRight(appended)).toBe(true)
+      await store.close()
+      await pool.end()
+    } finally {
+      expect(await first.stop('SIGTERM')).toBe(0)
+    }
+    expect(first.stdout()).toContain('satang: stopped.')
+
+    const second = startSatangProcess(['up'], { env, cwd: workDir })
+    try {
+      await second.waitFor(/satang: up\./, 90_000)
+      expect(second.stdout()).toContain('(existing data reused)')
+      const pool = new Pool({ connectionString: `postgres://postgres:satang@127.0.0.1:${String(pgPort)}/satang` })
+      const store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: 'eventstore' })
+      const read = await store.readStream('marker-1')()
+      await store.close()
+      await pool.end()
+      expect(E.isRight(read) && read.right.map((i) => (E.isRight(i) ? i.right.type : 'undecodable'))).toEqual(['MarkerWritten'])
+    } finally {
+      expect(await second.stop('SIGINT')).toBe(0)
+    }
+  })
+
+  it('a bad setting stops start-up, naming the variable and the rule, with exit code 2', async () => {
+    const r = await runCli(['up'], { env: cleanEnv({ SATANG_HTTP_PORT: 'eighty', SATANG_DATABASE_URL: 'mysql://secret@db/x' }), cwd: workDir })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('SATANG_HTTP_PORT (environment): must be a whole number from 0 to 65535')
+    expect(r.stderr).toContain('SATANG_DATABASE_URL (environment): must be a URL with scheme postgres or postgresql')
+    expect(r.stderr).not.toContain('secret')
+  })
+})

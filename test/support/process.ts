@@ -1,0 +1,60 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { SATANG_BIN } from './cli.ts'
+
+/** A long-running `satang` child process whose output the test can wait on. */
+export type SatangProcess = {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves when stdout matches; rejects on exit or after `timeoutMs`, with the output so far. */
+  readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>
+  /** Sends the signal and resolves with the exit code. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+export const startSatangProcess = (args: ReadonlyArray<string>, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): SatangProcess => {
+  const child = spawn(process.execPath, [SATANG_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const m = pattern.exec(out)
+          if (m !== null) {
+            cleanup()
+            resolve(m)
+            return true
+          }
+          return false
+        }
+        const onData = (): void => void check()
+        const onExit = (code: number | null): void => {
+          cleanup()
+          reject(new Error(`satang exited (${String(code)}) before printing ${String(pattern)}\nstdout:\n${out}\nstderr:\n${err}`))
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(new Error(`timed out waiting for ${String(pattern)}\nstdout:\n${out}\nstderr:\n${err}`))
+        }, timeoutMs)
+        const cleanup = (): void => {
+          clearTimeout(timer)
+          child.stdout.off('data', onData)
+          child.off('exit', onExit)
+        }
+        child.stdout.on('data', onData)
+        child.on('exit', onExit)
+        check()
+      }),
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return exited
+    },
+  }
+}
