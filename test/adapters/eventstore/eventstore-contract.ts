@@ -412,7 +412,6 @@ export const eventStoreContract = (name: string, makeStore: () => Promise<StoreH
           const shared = Array.from({ length: 4 }, (_, i) => `${prefix}shared-${String(i)}`)
           const appended = new Set<string>()
           const perWriter = Math.ceil(total / writers)
-          const began = Date.now()
           let failures = 0
           await Promise.all(
             writerStores.map(async ({ store: w }, wi) => {
@@ -439,7 +438,6 @@ export const eventStoreContract = (name: string, makeStore: () => Promise<StoreH
               }
             }),
           )
-          const wrote = Date.now()
           expect(failures).toBe(0)
           const n = appended.size
           expect(n).toBeGreaterThanOrEqual(total)
@@ -449,7 +447,6 @@ export const eventStoreContract = (name: string, makeStore: () => Promise<StoreH
           await new Promise((r) => setTimeout(r, 100))
           await subA.stop()
           await subB2?.stop()
-          console.info(`concurrency: writers took ${String(wrote - began)} ms, subscribers caught up ${String(Date.now() - wrote)} ms later`)
 
           const ids = decoded(a).map((e) => e.eventId)
           expect(ids.length).toBe(n)
