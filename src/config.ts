@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { ApiTokens } from './adapters/http/api-tokens.ts'
 import { canonicalizers } from './domain/gateway/canonical.ts'
 
 /**
@@ -63,6 +64,20 @@ const merchantId = new t.Type<string, string, unknown>(
   String,
 )
 
+const codeList = new t.Type<ReadonlyArray<number>, string, unknown>(
+  'CodeList',
+  (u): u is ReadonlyArray<number> => Array.isArray(u) && u.every((n) => Number.isInteger(n)),
+  (u, c) => {
+    const s = typeof u === 'number' ? String(u) : u
+    if (typeof s !== 'string' || !/^\s*\d{1,9}(\s*,\s*\d{1,9})*\s*$/.test(s)) return t.failure(u, c, 'must be a comma-separated list of whole numbers')
+    return t.success(s.split(',').map((x) => Number(x.trim())))
+  },
+  (codes) => codes.join(','),
+)
+
+/** Points after which `SATANG_FAULT_CRASH_AFTER` kills the process (test/fault injection only). */
+export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer'] as const
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** Every setting: variable name → codec and default (`undefined` = optional, no default). */
@@ -77,14 +92,21 @@ const settings = {
   SATANG_HTTP_PORT: { codec: intInRange('Port', 0, 65535), default: '8080', doc: 'port of the HTTP API' },
   SATANG_CANONICALIZER: { codec: oneOf('Canonicalizer', Object.keys(canonicalizers)), default: 'satang-canonical-v1', doc: 'signing canonical-string strategy' },
   SATANG_GATEWAY_BASE_URL: { codec: url(['http', 'https']), default: undefined, doc: 'gateway base URL (requests go to {base}/gateway); unset = the built-in sandbox' },
-  SATANG_MERCHANT_ID: { codec: merchantId, default: undefined, doc: 'merchant_id assigned by the gateway' },
-  SATANG_MERCHANT_PRIVATE_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the merchant RSA private key (signs requests)' },
-  SATANG_GATEWAY_PUBLIC_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the gateway RSA public key (verifies callbacks)' },
+  SATANG_MERCHANT_ID: { codec: merchantId, default: undefined, doc: 'merchant_id assigned by the gateway; unset with the built-in sandbox = 140000000000000001' },
+  SATANG_MERCHANT_PRIVATE_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the merchant RSA private key (signs requests); unset with the built-in sandbox = SATANG_DATA_DIR/merchant-private.pem, generated when absent' },
+  SATANG_GATEWAY_PUBLIC_KEY_FILE: { codec: nonEmpty, default: undefined, doc: "PEM file of the gateway RSA public key (verifies callbacks); the built-in sandbox's own key is used when SATANG_GATEWAY_BASE_URL is unset" },
   SATANG_GATEWAY_TIMEOUT_MS: { codec: intInRange('Milliseconds', 100, 600_000), default: '15000', doc: 'whole-request timeout for gateway calls' },
   SATANG_GATEWAY_CONNECT_TIMEOUT_MS: { codec: intInRange('Milliseconds', 50, 60_000), default: '3000', doc: 'connect timeout for gateway calls' },
   SATANG_GATEWAY_QUERY_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 20), default: '4', doc: 'attempts for a gateway query (creates are never retried)' },
   SATANG_GATEWAY_RETRY_BASE_MS: { codec: intInRange('Milliseconds', 1, 60_000), default: '200', doc: 'first backoff delay of query retries' },
   SATANG_GATEWAY_RETRY_MAX_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '5000', doc: 'backoff cap of query retries' },
+  SATANG_GATEWAY_NOT_FOUND_CODES: { codec: codeList, default: '404001', doc: 'gateway error codes that mean "no such order" (a create that never arrived)' },
+  SATANG_PUBLIC_URL: { codec: url(['http', 'https']), default: undefined, doc: "base URL at which the gateway reaches satang's /callbacks; unset = http://SATANG_HTTP_HOST:SATANG_HTTP_PORT" },
+  SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },
+  SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
+  SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
+  SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
+  SATANG_FAULT_CRASH_AFTER: { codec: oneOf('CrashPoint', CRASH_POINTS), default: undefined, doc: 'fault injection for tests only: SIGKILL the process right after PaymentRequested is stored (nothing sent) or right after the gateway answered a create (outcome not stored)' },
 } as const
 
 type Settings = typeof settings

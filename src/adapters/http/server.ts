@@ -1,6 +1,8 @@
+import formbody from '@fastify/formbody'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
+import { registerErrorShapes } from './errors.ts'
 
 /** A dependency `/healthz` reports on: a name and a probe that rejects or returns an error text when down. */
 export type HealthCheck = { readonly name: string; readonly check: () => Promise<string | null> }
@@ -10,6 +12,10 @@ export type HttpServerDeps = {
   readonly checks: ReadonlyArray<HealthCheck>
   readonly metrics: Registry
   readonly version: string
+  /** Route groups mounted beside `/healthz` and `/metrics`: the merchant API (`/v1`) and `/callbacks`. */
+  readonly routes?: ReadonlyArray<(app: FastifyInstance) => void>
+  /** Largest request body accepted, in bytes. Default 256 KiB. */
+  readonly bodyLimit?: number
 }
 
 /** A prom-client registry with the process metrics; adapters register their own metrics on it. */
@@ -19,10 +25,20 @@ export const makeMetricsRegistry = (): Registry => {
   return registry
 }
 
-/** The HTTP service: `/healthz` and `/metrics` now; the merchant API (`/v1`) and `/callbacks` mount here. */
+/** The HTTP service: `/healthz`, `/metrics`, and the route groups of `deps.routes` (`/v1`, `/callbacks`). */
 export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   const logger: FastifyBaseLogger = deps.log.child({ component: 'http' })
-  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) })
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimit ?? 256 * 1024,
+    // Callbacks and the API are small requests; a stalled client must not keep a connection forever.
+    requestTimeout: 30_000,
+    forceCloseConnections: 'idle',
+  })
+  // Redirect forms of the gateway arrive as application/x-www-form-urlencoded.
+  void app.register(formbody)
+  registerErrorShapes(app)
 
   app.get('/healthz', async (_req, reply) => {
     const results = await Promise.all(
@@ -39,6 +55,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   })
 
   app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.metrics()))
+
+  for (const register of deps.routes ?? []) register(app)
 
   return app
 }

@@ -1,0 +1,82 @@
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { EventStore, EventStoreFailure, Json, JsonObject } from '../domain/event-store.ts'
+
+/**
+ * The audit trail of one stream: every event as it was stored, in stream order, with where it came
+ * from and whether its signature verified. Payloads are shown as stored (the schema version says which
+ * shape), never upcast: an auditor sees exactly what was recorded. Payer personal data was redacted
+ * before it was stored (see the README on PDPA).
+ */
+export type AuditEntry = {
+  readonly stream_revision: number
+  /** Position in the global log (opaque; orders the log). */
+  readonly position: string
+  readonly event_id: string
+  readonly type: string
+  readonly schema_version: number
+  /** `api_request`, `api_response`, `redirect`, `notification`, `query`, `operator`, `reconciliation`. */
+  readonly source: string
+  /** When the store committed the event. */
+  readonly recorded_at: string
+  /** When satang recorded the fact (the command's clock). */
+  readonly occurred_at: string
+  readonly correlation_id: string
+  readonly causation_id: string
+  readonly trace_id: Json
+  /** For callbacks: whether the gateway signature verified (and why not); `null` for anything else. */
+  readonly signature: Json
+  /** The remaining metadata keys (actor, …). */
+  readonly metadata: JsonObject
+  readonly data: JsonObject
+}
+
+/** A stored event whose envelope cannot be decoded: shown where it sits, never hidden. */
+export type AuditUndecodable = {
+  readonly stream_revision: number
+  readonly position: string
+  readonly event_id: string
+  readonly undecodable: string
+}
+
+export type AuditTrail = {
+  readonly stream: string
+  readonly events: ReadonlyArray<AuditEntry | AuditUndecodable>
+}
+
+const KNOWN_METADATA = new Set(['correlationId', 'causationId', 'recordedAt', 'source', 'traceId', 'signature'])
+
+const rest = (m: JsonObject): JsonObject => Object.fromEntries(Object.entries(m).filter(([k]) => !KNOWN_METADATA.has(k)))
+
+/** Reads one stream whole; `right(undefined)` when it does not exist. */
+export const auditTrail =
+  (store: EventStore, stream: string): TE.TaskEither<EventStoreFailure, AuditTrail | undefined> =>
+  async () => {
+    const read = await store.readStream(stream)()
+    if (E.isLeft(read)) return read
+    if (read.right.length === 0) return E.right(undefined)
+    const events = read.right.map((item): AuditEntry | AuditUndecodable => {
+      if (E.isLeft(item)) {
+        const u = item.left
+        return { stream_revision: Number(u.streamRevision), position: u.position, event_id: u.eventId, undecodable: u.reason }
+      }
+      const e = item.right
+      return {
+        stream_revision: Number(e.streamRevision),
+        position: e.position,
+        event_id: e.eventId,
+        type: e.type,
+        schema_version: e.schemaVersion,
+        source: e.metadata.source,
+        recorded_at: e.recordedAt.toISOString(),
+        occurred_at: e.metadata.recordedAt,
+        correlation_id: e.metadata.correlationId,
+        causation_id: e.metadata.causationId,
+        trace_id: e.metadata['traceId'] ?? null,
+        signature: e.metadata['signature'] ?? null,
+        metadata: rest(e.metadata),
+        data: e.data,
+      }
+    })
+    return E.right({ stream, events })
+  }

@@ -1,0 +1,129 @@
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { AppendError, EventStore, EventStoreFailure, EventToAppend, ExpectedRevision, RecordedEvent, UndecodableEvent } from '../domain/event-store.ts'
+
+/** An aggregate as pure functions: `decide(command, state)` → events or a rejection; `evolve` folds. */
+export type Decider<C, S, Ev, R> = {
+  readonly initialState: S
+  readonly evolve: (state: S, event: Ev) => S
+  readonly decide: (command: C, state: S) => E.Either<R, ReadonlyArray<Ev>>
+}
+
+/** How one stream's events leave and enter the store: decoding (with upcasting) and encoding (with metadata). */
+export type StreamCodec<Ev> = {
+  /** A stored event as the aggregate's newest shape; `left` with a reason when it cannot be read. */
+  readonly decode: (recorded: RecordedEvent) => E.Either<string, Ev>
+  readonly encode: (event: Ev) => EventToAppend
+}
+
+/** A stream that holds an event its codec cannot read: a defect or a missing upcaster, never skipped. */
+export type StreamUnreadable = {
+  readonly _tag: 'StreamUnreadable'
+  readonly stream: string
+  readonly streamRevision: bigint
+  readonly reason: string
+}
+
+/** The append kept losing races (every retry found the stream moved again). */
+export type TooMuchContention = { readonly _tag: 'TooMuchContention'; readonly stream: string; readonly attempts: number }
+
+export type Rejected<R> = { readonly _tag: 'Rejected'; readonly rejection: R }
+
+export type HandleError<R> = Rejected<R> | StreamUnreadable | TooMuchContention | EventStoreFailure | Exclude<AppendError, { _tag: 'WrongExpectedVersion' }>
+
+/** A stream folded: the state, its revision (`undefined` = no stream) and its events. */
+export type Loaded<S, Ev> = {
+  readonly state: S
+  readonly revision: bigint | undefined
+  readonly events: ReadonlyArray<Ev>
+}
+
+export type Handled<S, Ev> = {
+  /** The state after the command (unchanged when it decided nothing). */
+  readonly state: S
+  /** What this command appended: empty when it was a duplicate or stale observation. */
+  readonly appended: ReadonlyArray<Ev>
+  readonly revision: bigint | undefined
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 5
+
+const unreadable = (u: UndecodableEvent): StreamUnreadable => ({ _tag: 'StreamUnreadable', stream: u.stream, streamRevision: u.streamRevision, reason: u.reason })
+
+/** Reads a whole stream and folds it. */
+export const loadStream =
+  <S, Ev>(store: EventStore, stream: string, decider: Pick<Decider<never, S, Ev, never>, 'initialState' | 'evolve'>, codec: Pick<StreamCodec<Ev>, 'decode'>): TE.TaskEither<StreamUnreadable | EventStoreFailure, Loaded<S, Ev>> =>
+  async () => {
+    const read = await store.readStream(stream)()
+    if (E.isLeft(read)) return read
+    let state = decider.initialState
+    let revision: bigint | undefined
+    const events: Ev[] = []
+    for (const item of read.right) {
+      if (E.isLeft(item)) return E.left(unreadable(item.left))
+      const decoded = codec.decode(item.right)
+      if (E.isLeft(decoded)) return E.left({ _tag: 'StreamUnreadable', stream, streamRevision: item.right.streamRevision, reason: decoded.left })
+      state = decider.evolve(state, decoded.right)
+      events.push(decoded.right)
+      revision = item.right.streamRevision
+    }
+    return E.right({ state, revision, events })
+  }
+
+/**
+ * Read, decide, append with the expected revision; when another writer got there first, read again
+ * and decide again (at most `maxAttempts` times). No transaction is held between the read and the
+ * append, and none across any other IO: the expected revision is the lock. Event ids come from the
+ * codec (derived from natural keys), so a retry of a batch that did commit stores nothing twice.
+ */
+export const handleCommand =
+  <C, S, Ev, R>(
+    store: EventStore,
+    stream: string,
+    decider: Decider<C, S, Ev, R>,
+    codec: StreamCodec<Ev>,
+    /** Builds the command from what the stream holds now (called again on every retry). */
+    command: (loaded: Loaded<S, Ev>) => C,
+    options: { readonly maxAttempts?: number } = {},
+  ): TE.TaskEither<HandleError<R>, Handled<S, Ev>> =>
+  async () => {
+    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const loaded = await loadStream(store, stream, decider, codec)()
+      if (E.isLeft(loaded)) return loaded
+      const { state, revision } = loaded.right
+      const decided = decider.decide(command(loaded.right), state)
+      if (E.isLeft(decided)) return E.left({ _tag: 'Rejected', rejection: decided.left })
+      const events = decided.right
+      if (events.length === 0) return E.right({ state, appended: [], revision })
+      const expected: ExpectedRevision = revision === undefined ? 'no_stream' : revision
+      const appended = await store.append(stream, events.map(codec.encode), expected)()
+      if (E.isRight(appended)) {
+        return E.right({ state: events.reduce(decider.evolve, state), appended: events, revision: appended.right.nextExpectedRevision })
+      }
+      // Someone else appended (or this very batch committed but its answer was lost): decide again on what is there now.
+      if (appended.left._tag === 'WrongExpectedVersion') continue
+      return E.left(appended.left)
+    }
+    return E.left({ _tag: 'TooMuchContention', stream, attempts: maxAttempts })
+  }
+
+/** One line for logs and operators; never carries payloads. */
+export const describeHandleError = <R>(e: HandleError<R>, describeRejection: (r: R) => string): string => {
+  switch (e._tag) {
+    case 'Rejected':
+      return describeRejection(e.rejection)
+    case 'StreamUnreadable':
+      return `stream ${e.stream} cannot be read at revision ${e.streamRevision.toString()}: ${e.reason}`
+    case 'TooMuchContention':
+      return `stream ${e.stream}: lost ${String(e.attempts)} append races in a row`
+    case 'EventStoreFailure':
+      return `event store ${e.operation} failed`
+    case 'EventIdConflict':
+      return `stream ${e.stream}: event ids already stored elsewhere`
+    case 'InvalidAppend':
+      return `stream ${e.stream}: invalid append: ${e.reason}`
+    default:
+      return e satisfies never
+  }
+}

@@ -1,0 +1,64 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { formatBangkokDateTime, parseBangkokDateTime } from '../bangkok-time.ts'
+import { StatusOutcome } from '../gateway/statuses.ts'
+import { oneOf } from '../gateway/text-codecs.ts'
+import { SatangFromString } from '../money.ts'
+
+/*
+ * Codecs for event data. Events are JSON: amounts are satang as digit strings, instants are ISO-8601
+ * UTC strings, absent values are `null` (never a missing key), so every version of every event has one
+ * shape on disk.
+ */
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/
+
+const isValidDate = (u: unknown): u is Date => u instanceof Date && !Number.isNaN(u.getTime())
+
+/** An instant: `Date` in memory, ISO-8601 UTC text (`2026-01-01T03:00:00.000Z`) in events. */
+export const Instant = new t.Type<Date, string, unknown>(
+  'Instant',
+  isValidDate,
+  (u, c) => {
+    if (typeof u !== 'string' || !ISO_INSTANT.test(u)) return t.failure(u, c, 'must be an ISO-8601 UTC instant such as 2026-01-01T03:00:00.000Z')
+    const d = new Date(u)
+    // Date accepts 2026-02-30 and rolls it over; a stored instant must name a real calendar time.
+    return isValidDate(d) && d.toISOString().slice(0, 19) === u.slice(0, 19) ? t.success(d) : t.failure(u, c, 'must be a real calendar instant')
+  },
+  (d) => d.toISOString(),
+)
+
+/** An instant written as the gateway writes times: `yyyy-MM-dd HH:mm:ss` in Asia/Bangkok. */
+export const BangkokWallTime = new t.Type<Date, string, unknown>(
+  'BangkokWallTime',
+  isValidDate,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be a string')
+    const parsed = parseBangkokDateTime(u)
+    return E.isRight(parsed) ? t.success(parsed.right) : t.failure(u, c, parsed.left.join('; '))
+  },
+  formatBangkokDateTime,
+)
+
+/** `A` or `null`. */
+export const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> => t.union([codec, t.null], `${codec.name} | null`)
+
+/** Satang in events: a digit string. */
+export const SatangAmount = SatangFromString
+
+export const PositiveInt = t.brand(t.Int, (n): n is t.Branded<t.Int, { readonly PositiveInt: unique symbol }> => n >= 1, 'PositiveInt')
+
+/** A whole number of at least 0 (counts). */
+export const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count')
+
+export const ViolationCodec = t.strict({ path: t.string, rule: t.string }, 'Violation')
+
+/** How a status table classified an observed code (see gateway/statuses.ts). */
+export const StatusClassificationCodec = t.strict(
+  { code: t.string, meaning: t.string, outcome: StatusOutcome, final: t.boolean, needsReview: t.boolean },
+  'StatusClassification',
+)
+
+/** Where an authoritative observation came from: the gateway spec makes notifications and queries the authority. */
+export const ObservationSource = oneOf('ObservationSource', ['notification', 'query'])
+export type ObservationSource = t.TypeOf<typeof ObservationSource>

@@ -1,0 +1,43 @@
+import * as t from 'io-ts'
+import type { Json, JsonObject } from '../event-store.ts'
+
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+/** Whether `u` is JSON as events store it: finite numbers, no `undefined`, no class instances but plain objects and arrays. */
+export const isJson = (u: unknown): u is Json => {
+  if (u === null || typeof u === 'string' || typeof u === 'boolean') return true
+  if (typeof u === 'number') return Number.isFinite(u)
+  if (Array.isArray(u)) return u.every(isJson)
+  if (isPlainObject(u)) return Object.values(u).every(isJson)
+  return false
+}
+
+export const isJsonObject = (u: unknown): u is JsonObject => isPlainObject(u) && isJson(u)
+
+/** Codec of a JSON object kept as is (a raw payload). */
+export const JsonObjectCodec = new t.Type<JsonObject, JsonObject, unknown>(
+  'JsonObject',
+  isJsonObject,
+  (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c, 'must be a JSON object')),
+  t.identity,
+)
+
+/**
+ * A decoded message as JSON: `bigint` as its digit string, `Date` as its ISO instant; `undefined` object
+ * members are left out (as JSON.stringify does) and other non-JSON values become `null`.
+ */
+export const toJson = (u: unknown): Json => {
+  if (u === null || typeof u === 'string' || typeof u === 'boolean') return u
+  if (typeof u === 'number') return Number.isFinite(u) ? u : null
+  if (typeof u === 'bigint') return u.toString()
+  if (u instanceof Date) return Number.isNaN(u.getTime()) ? null : u.toISOString()
+  if (Array.isArray(u)) return u.map(toJson)
+  if (isPlainObject(u)) return toJsonObject(u)
+  return null
+}
+
+export const toJsonObject = (fields: Readonly<Record<string, unknown>>): JsonObject => {
+  const out: Record<string, Json> = {}
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = toJson(value)
+  return out
+}

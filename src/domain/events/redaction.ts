@@ -1,0 +1,110 @@
+import * as t from 'io-ts'
+import type { Json, JsonObject } from '../event-store.ts'
+import { sortedJson } from '../gateway/canonical.ts'
+import { isJsonObject, toJson } from './json.ts'
+
+/*
+ * PDPA: the event log is immutable and can never be erased, so payer personal data never enters it.
+ * Every raw payload an event keeps (what satang sent, what the gateway answered or called back with)
+ * goes through `redactPayerData`; the `RedactedPayload` type can be produced by nothing else, and its
+ * codec refuses a stored payload with a payer field in clear.
+ */
+
+/** Replaces a payer value. `digest` (optional) is a keyed digest chosen by the application, e.g. HMAC-SHA-256 under a key kept outside the log. */
+export type RedactionMarker = { readonly redacted: true; readonly digest?: string }
+
+/** Payer fields, wherever they occur in a payload: Customer fields, the payer's wallet and bank identifiers, the payer's IP address, card data. */
+export const PAYER_FIELDS: ReadonlySet<string> = new Set([
+  'full_name',
+  'first_name',
+  'last_name',
+  'phone',
+  'email',
+  'id_no',
+  'address',
+  'company',
+  'gender',
+  'mobile_number',
+  'buyer_identity_code',
+  'auth_code',
+  'openid',
+  'user_id',
+  'remote_ip',
+  'card',
+])
+
+/**
+ * `customer` is payer info by definition: inside it only these fields stay in clear (the merchant's own
+ * pseudonymous id of the payer and two categories); every other field, known or not, is redacted.
+ */
+export const CUSTOMER_FIELDS_IN_CLEAR: ReadonlySet<string> = new Set(['merchant_user_id', 'customer_type', 'id_type'])
+
+export type RedactionOptions = {
+  /** A keyed digest of the value's text (objects as canonical JSON); when absent the marker carries no digest. */
+  readonly digest?: (value: string) => string
+}
+
+export interface RedactedPayloadBrand {
+  readonly RedactedPayload: unique symbol
+}
+/** A JSON object in which no payer field holds a value in clear. */
+export type RedactedPayload = t.Branded<JsonObject, RedactedPayloadBrand>
+
+const isMarker = (u: Json | undefined): boolean =>
+  isJsonObject(u) &&
+  u.redacted === true &&
+  Object.keys(u).every((k) => k === 'redacted' || (k === 'digest' && typeof u.digest === 'string'))
+
+// null and "" say nothing about the payer: they are kept, so the payload still shows which fields were empty.
+const carriesNothing = (u: Json | undefined): boolean => u === undefined || u === null || u === ''
+
+const mustRedact = (parentKey: string | undefined, key: string): boolean =>
+  PAYER_FIELDS.has(key) || (parentKey === 'customer' && !CUSTOMER_FIELDS_IN_CLEAR.has(key))
+
+const marker = (value: Json, options: RedactionOptions): RedactionMarker =>
+  options.digest === undefined ? { redacted: true } : { redacted: true, digest: options.digest(typeof value === 'string' ? value : sortedJson(value)) }
+
+const redactValue = (value: Json, options: RedactionOptions, parentKey: string | undefined): Json => {
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, options, parentKey))
+  if (!isJsonObject(value)) return value
+  const out: Record<string, Json> = {}
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = mustRedact(parentKey, key) && !carriesNothing(v) && !isMarker(v) ? marker(v, options) : redactValue(v, options, key)
+  }
+  return out
+}
+
+const everyPayerFieldRedacted = (value: Json, parentKey: string | undefined): boolean => {
+  if (Array.isArray(value)) return value.every((v) => everyPayerFieldRedacted(v, parentKey))
+  if (!isJsonObject(value)) return true
+  return Object.entries(value).every(([key, v]) =>
+    mustRedact(parentKey, key) ? carriesNothing(v) || isMarker(v) : everyPayerFieldRedacted(v, key),
+  )
+}
+
+/** Whether no payer field of `payload` holds a value in clear. */
+export const isRedacted = (payload: JsonObject): payload is RedactedPayload => everyPayerFieldRedacted(payload, undefined)
+
+/**
+ * The payload with every payer value replaced by a `RedactionMarker` (null and empty values are kept).
+ * Ids (merchant, order, refund, subscription, gateway bill ids), amounts, statuses and signatures stay.
+ * Pure: the digest, if wanted, comes from the caller.
+ */
+export const redactPayerData = (fields: Readonly<Record<string, unknown>>, options: RedactionOptions = {}): RedactedPayload => {
+  const json = toJson(fields)
+  const redacted = isJsonObject(json) ? redactValue(json, options, undefined) : {}
+  // redactValue replaced every value that everyPayerFieldRedacted checks for.
+  return redacted as RedactedPayload
+}
+
+/** Codec of a stored raw payload: decoding fails when a payer field holds a value in clear. */
+export const RedactedPayload = t.brand(
+  new t.Type<JsonObject, JsonObject, unknown>(
+    'JsonObject',
+    isJsonObject,
+    (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c, 'must be a JSON object')),
+    t.identity,
+  ),
+  (o): o is RedactedPayload => isRedacted(o),
+  'RedactedPayload',
+)

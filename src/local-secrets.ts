@@ -1,0 +1,66 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { generateToken } from './adapters/http/api-tokens.ts'
+import { loadPrivateKey } from './adapters/gateway/signing.ts'
+
+/**
+ * Secrets `satang up` keeps in the data folder when none are configured, so that a fresh machine gets
+ * a working system: the merchant key pair (signs requests to the built-in sandbox) and the default API
+ * token. Files are created with mode 0600 and never overwritten; their contents are never printed or
+ * logged, only their paths.
+ */
+
+const errorCode = (e: unknown): string => (e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : 'unreadable')
+
+const readIfExists = async (path: string): Promise<E.Either<string, string | undefined>> => {
+  try {
+    return E.right(await readFile(path, 'utf8'))
+  } catch (e) {
+    return errorCode(e) === 'ENOENT' ? E.right(undefined) : E.left(`cannot read ${JSON.stringify(path)}: ${errorCode(e)}`)
+  }
+}
+
+const writeNew = async (path: string, text: string, mode: number): Promise<E.Either<string, void>> => {
+  try {
+    await mkdir(dirname(path), { recursive: true })
+    // `wx`: a file that appeared meanwhile (another process) is never overwritten.
+    await writeFile(path, text, { encoding: 'utf8', mode, flag: 'wx' })
+    return E.right(undefined)
+  } catch (e) {
+    return E.left(`cannot write ${JSON.stringify(path)}: ${errorCode(e)}`)
+  }
+}
+
+export type LocalKeyPair = { readonly privateKey: KeyObject; readonly privateKeyPath: string; readonly publicKeyPath: string; readonly generated: boolean }
+
+/** The RSA-2048 key pair at `privateKeyPath` (PKCS#8 PEM) and `publicKeyPath` (SPKI PEM), generated when absent. */
+export const loadOrCreateKeyPair = async (privateKeyPath: string, publicKeyPath: string): Promise<E.Either<string, LocalKeyPair>> => {
+  const existing = await readIfExists(privateKeyPath)
+  if (E.isLeft(existing)) return existing
+  if (existing.right !== undefined) {
+    const key = loadPrivateKey(existing.right)
+    return E.isLeft(key) ? E.left(`${JSON.stringify(privateKeyPath)}: ${key.left.message}`) : E.right({ privateKey: key.right, privateKeyPath, publicKeyPath, generated: false })
+  }
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const wrote = await writeNew(privateKeyPath, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600)
+  if (E.isLeft(wrote)) return wrote
+  await writeFile(publicKeyPath, pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'utf8')
+  return E.right({ privateKey: pair.privateKey, privateKeyPath, publicKeyPath, generated: true })
+}
+
+export type LocalToken = { readonly token: string; readonly path: string; readonly generated: boolean }
+
+/** The API token kept in `path` (one line), generated when absent. */
+export const loadOrCreateToken = async (path: string): Promise<E.Either<string, LocalToken>> => {
+  const existing = await readIfExists(path)
+  if (E.isLeft(existing)) return existing
+  if (existing.right !== undefined) {
+    const token = existing.right.trim()
+    return token.length >= 16 ? E.right({ token, path, generated: false }) : E.left(`${JSON.stringify(path)} does not hold a token of at least 16 characters`)
+  }
+  const token = generateToken()
+  const wrote = await writeNew(path, `${token}\n`, 0o600)
+  return E.isLeft(wrote) ? wrote : E.right({ token, path, generated: true })
+}
