@@ -7,10 +7,8 @@ import { makePostgresEventStore } from '../src/adapters/eventstore/postgres.ts'
 import { makeKnex, makePostgresPool } from '../src/adapters/postgres/knex.ts'
 import { migrateEventStore } from '../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend, ExpectedRevision, Position, ReadItem } from '../src/domain/event-store.ts'
-import type { Logger } from '../src/logger.ts'
+import type { BenchContext, BenchResult } from './types.ts'
 
-export type BenchResult = { name: string; value: number; unit: string; target?: { op: '>=' | '<='; value: number } }
-export type BenchContext = { databaseUrl: string; log: Logger }
 
 const APPEND_SECONDS = 3
 const READ_MIN_EVENTS = 100_000

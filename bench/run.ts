@@ -68,9 +68,9 @@ for (const name of selected) {
 }
 
 const fmt = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }))
-const table = [['figure', 'value', 'unit', 'target', 'met'], ...rows.map((r) => [r.name, fmt(r.value), r.unit, r.target === undefined ? '' : `${r.target.op} ${fmt(r.target.value)}`, r.met === null ? '' : r.met ? 'yes' : 'NO'])]
+const table = [['bench', 'figure', 'value', 'unit', 'target', 'met'], ...rows.map((r) => [r.bench, r.name, fmt(r.value), r.unit, r.target === undefined ? '' : `${r.target.op} ${fmt(r.target.value)}`, r.met === null ? '' : r.met ? 'yes' : 'NO'])]
 const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? []
-for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === 1 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ')}\n`)
+for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === 2 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ')}\n`)
 
 const report = {
   at: new Date().toISOString(),

@@ -110,9 +110,9 @@ export async function run(ctx: BenchContext): Promise<ReadonlyArray<BenchResult>
     const sorted = [...latencies].sort((a, b) => a - b)
     const round = (x: number): number => Math.round(x * 100) / 100
     return [
-      { name: `sandbox: create+query round trips/s (${String(CALLERS)} callers, loopback)`, value: Math.round(latencies.length / seconds), unit: 'round trips/s' },
-      { name: 'sandbox: create+query round trip p50', value: round(percentile(sorted, 50)), unit: 'ms' },
-      { name: 'sandbox: create+query round trip p99', value: round(percentile(sorted, 99)), unit: 'ms' },
+      { name: `create+query round trips/s (${String(CALLERS)} callers, loopback)`, value: Math.round(latencies.length / seconds), unit: 'round trips/s' },
+      { name: 'create+query round trip p50', value: round(percentile(sorted, 50)), unit: 'ms' },
+      { name: 'create+query round trip p99', value: round(percentile(sorted, 99)), unit: 'ms' },
     ]
   } finally {
     client.close()

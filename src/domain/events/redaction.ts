@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import type { Json, JsonObject } from '../event-store.ts'
 import { sortedJson } from '../gateway/canonical.ts'
-import { isJsonObject, toJson } from './json.ts'
+import { isJsonObject, toJsonObject } from './json.ts'
 
 /*
  * PDPA: the event log is immutable and can never be erased, so payer personal data never enters it.
@@ -58,28 +58,38 @@ const isMarker = (u: Json | undefined): boolean =>
 // null and "" say nothing about the payer: they are kept, so the payload still shows which fields were empty.
 const carriesNothing = (u: Json | undefined): boolean => u === undefined || u === null || u === ''
 
-const mustRedact = (parentKey: string | undefined, key: string): boolean =>
-  PAYER_FIELDS.has(key) || (parentKey === 'customer' && !CUSTOMER_FIELDS_IN_CLEAR.has(key))
+const isPayerField = (parentKey: string | undefined, key: string): boolean =>
+  PAYER_FIELDS.has(key) || key === 'customer' || (parentKey === 'customer' && !CUSTOMER_FIELDS_IN_CLEAR.has(key))
 
 const marker = (value: Json, options: RedactionOptions): RedactionMarker =>
   options.digest === undefined ? { redacted: true } : { redacted: true, digest: options.digest(typeof value === 'string' ? value : sortedJson(value)) }
 
+const redactObject = (value: JsonObject, options: RedactionOptions, parentKey: string | undefined): JsonObject => {
+  const out: Record<string, Json> = {}
+  for (const [key, v] of Object.entries(value)) out[key] = redactEntry(parentKey, key, v, options)
+  return out
+}
+
 const redactValue = (value: Json, options: RedactionOptions, parentKey: string | undefined): Json => {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, options, parentKey))
-  if (!isJsonObject(value)) return value
-  const out: Record<string, Json> = {}
-  for (const [key, v] of Object.entries(value)) {
-    out[key] = mustRedact(parentKey, key) && !carriesNothing(v) && !isMarker(v) ? marker(v, options) : redactValue(v, options, key)
-  }
-  return out
+  return isJsonObject(value) ? redactObject(value, options, parentKey) : value
+}
+
+const redactEntry = (parentKey: string | undefined, key: string, v: Json, options: RedactionOptions): Json => {
+  if (carriesNothing(v) || isMarker(v)) return v
+  // `customer` is an object of payer fields: its members are judged one by one; any other shape goes whole.
+  if (key === 'customer' && isJsonObject(v)) return redactObject(v, options, 'customer')
+  return isPayerField(parentKey, key) ? marker(v, options) : redactValue(v, options, key)
 }
 
 const everyPayerFieldRedacted = (value: Json, parentKey: string | undefined): boolean => {
   if (Array.isArray(value)) return value.every((v) => everyPayerFieldRedacted(v, parentKey))
   if (!isJsonObject(value)) return true
-  return Object.entries(value).every(([key, v]) =>
-    mustRedact(parentKey, key) ? carriesNothing(v) || isMarker(v) : everyPayerFieldRedacted(v, key),
-  )
+  return Object.entries(value).every(([key, v]) => {
+    if (carriesNothing(v) || isMarker(v)) return true
+    if (key === 'customer' && isJsonObject(v)) return everyPayerFieldRedacted(v, 'customer')
+    return !isPayerField(parentKey, key) && everyPayerFieldRedacted(v, key)
+  })
 }
 
 /** Whether no payer field of `payload` holds a value in clear. */
@@ -91,10 +101,9 @@ export const isRedacted = (payload: JsonObject): payload is RedactedPayload => e
  * Pure: the digest, if wanted, comes from the caller.
  */
 export const redactPayerData = (fields: Readonly<Record<string, unknown>>, options: RedactionOptions = {}): RedactedPayload => {
-  const json = toJson(fields)
-  const redacted = isJsonObject(json) ? redactValue(json, options, undefined) : {}
-  // redactValue replaced every value that everyPayerFieldRedacted checks for.
-  return redacted as RedactedPayload
+  const redacted = redactObject(toJsonObject(fields), options, undefined)
+  if (!isRedacted(redacted)) throw new Error('redactPayerData: a payer field survived redaction (defect)')
+  return redacted
 }
 
 /** Codec of a stored raw payload: decoding fails when a payer field holds a value in clear. */
