@@ -46,10 +46,20 @@ export const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O
 /** Satang in events: a digit string. */
 export const SatangAmount = SatangFromString
 
-export const PositiveInt = t.brand(t.Int, (n): n is t.Branded<t.Int, { readonly PositiveInt: unique symbol }> => n >= 1, 'PositiveInt')
+const integerAtLeast = (name: string, min: number): t.Type<number, number, unknown> =>
+  new t.Type<number, number, unknown>(
+    name,
+    (u): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= min,
+    (u, c) => (typeof u === 'number' && Number.isSafeInteger(u) && u >= min ? t.success(u) : t.failure(u, c, `must be a whole number of at least ${String(min)}`)),
+    t.identity,
+  )
 
+/** A whole number of at least 1. */
+export const PositiveInt = integerAtLeast('PositiveInt', 1)
 /** A whole number of at least 0 (counts). */
-export const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count')
+export const Count = integerAtLeast('Count', 0)
+/** A whole number (gateway error codes, HTTP statuses). */
+export const Integer = integerAtLeast('Integer', Number.MIN_SAFE_INTEGER)
 
 export const ViolationCodec = t.strict({ path: t.string, rule: t.string }, 'Violation')
 

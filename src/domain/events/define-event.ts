@@ -38,18 +38,20 @@ type Step = { readonly codec: t.Type<unknown, JsonObject, unknown>; readonly upc
  * Defines an event type with its versions `1..N` and the upcasters from each version to the next
  * (`upcasters[k]` turns version k data into version k+1 data). Old codecs stay forever: stored events
  * are never rewritten; they are read with their own version's codec and upcast on the way in.
+ * (Overloads go from most versions to fewest: an upcaster's parameter is typed by the first overload
+ * that reaches it.)
  */
-export function defineEvent<T extends string, A1, O1 extends JsonObject>(type: T, versions: { readonly 1: VersionCodec<A1, O1> }): EventDefinition<T, A1>
-export function defineEvent<T extends string, A1, O1 extends JsonObject, A2, O2 extends JsonObject>(
-  type: T,
-  versions: { readonly 1: VersionCodec<A1, O1>; readonly 2: VersionCodec<A2, O2> },
-  upcasters: { readonly 1: (d: A1) => A2 },
-): EventDefinition<T, A2>
 export function defineEvent<T extends string, A1, O1 extends JsonObject, A2, O2 extends JsonObject, A3, O3 extends JsonObject>(
   type: T,
   versions: { readonly 1: VersionCodec<A1, O1>; readonly 2: VersionCodec<A2, O2>; readonly 3: VersionCodec<A3, O3> },
   upcasters: { readonly 1: (d: A1) => A2; readonly 2: (d: A2) => A3 },
 ): EventDefinition<T, A3>
+export function defineEvent<T extends string, A1, O1 extends JsonObject, A2, O2 extends JsonObject>(
+  type: T,
+  versions: { readonly 1: VersionCodec<A1, O1>; readonly 2: VersionCodec<A2, O2> },
+  upcasters: { readonly 1: (d: A1) => A2 },
+): EventDefinition<T, A2>
+export function defineEvent<T extends string, A1, O1 extends JsonObject>(type: T, versions: { readonly 1: VersionCodec<A1, O1> }): EventDefinition<T, A1>
 export function defineEvent(
   type: string,
   versions: Readonly<Record<number, t.Type<unknown, JsonObject, unknown>>>,
@@ -67,7 +69,11 @@ export function defineEvent(
 
   const upcastFrom = (version: number, data: unknown): unknown => {
     let current = data
-    for (let v = version; v < newest; v++) current = steps.get(v)?.upcast?.(current) ?? current
+    for (let v = version; v < newest; v++) {
+      const upcast = steps.get(v)?.upcast
+      // Checked above: every version but the newest has an upcaster.
+      if (upcast !== undefined) current = upcast(current)
+    }
     return current
   }
 

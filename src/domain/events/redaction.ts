@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import type { Json, JsonObject } from '../event-store.ts'
 import { sortedJson } from '../gateway/canonical.ts'
-import { isJsonObject, toJsonObject } from './json.ts'
+import { isJsonObject, JsonObjectCodec, toJsonObject } from './json.ts'
 
 /*
  * PDPA: the event log is immutable and can never be erased, so payer personal data never enters it.
@@ -107,13 +107,4 @@ export const redactPayerData = (fields: Readonly<Record<string, unknown>>, optio
 }
 
 /** Codec of a stored raw payload: decoding fails when a payer field holds a value in clear. */
-export const RedactedPayload = t.brand(
-  new t.Type<JsonObject, JsonObject, unknown>(
-    'JsonObject',
-    isJsonObject,
-    (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c, 'must be a JSON object')),
-    t.identity,
-  ),
-  (o): o is RedactedPayload => isRedacted(o),
-  'RedactedPayload',
-)
+export const RedactedPayload = t.brand(JsonObjectCodec, (o): o is RedactedPayload => isRedacted(o), 'RedactedPayload')

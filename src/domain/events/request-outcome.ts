@@ -1,4 +1,4 @@
-import * as t from 'io-ts'
+import type * as t from 'io-ts'
 import type { Violation } from '../violations.ts'
 import { oneOf } from '../gateway/text-codecs.ts'
 

@@ -2,7 +2,8 @@ import * as t from 'io-ts'
 import { oneOf } from '../../gateway/text-codecs.ts'
 import { Instant, nullable, ViolationCodec } from '../codecs.ts'
 import { defineEvent, type DomainEventOf } from '../define-event.ts'
-import { RedactedPayload } from '../redaction.ts'
+import type { Violation } from '../../violations.ts'
+import { RedactedPayload, redactPayerData } from '../redaction.ts'
 
 export const CallbackKind = oneOf('CallbackKind', [
   'payment_notification',
@@ -38,3 +39,37 @@ const V1 = t.strict(
 export const callbackRejected = defineEvent('CallbackRejected', { 1: V1 })
 export type CallbackRejectedData = t.TypeOf<typeof V1>
 export type CallbackRejected = DomainEventOf<'CallbackRejected', CallbackRejectedData>
+
+/** A callback refused for its signature or its shape. Pure: what could be parsed of it is redacted here. */
+export type CallbackRejection = {
+  readonly callback: CallbackKind
+  readonly reason: CallbackRejectionReason
+  readonly detail: string
+  readonly violations: ReadonlyArray<Violation>
+  /** The delivery attempt (the application's request id): each refused attempt is kept once. */
+  readonly callbackId: string
+  readonly receivedAt: Date
+  /** The fields as received, when they could be parsed into an object; redacted before they are kept. */
+  readonly payload: Readonly<Record<string, unknown>> | null
+}
+
+export const rejectCallback = (r: CallbackRejection): CallbackRejected =>
+  callbackRejected.make({
+    callback: r.callback,
+    reason: r.reason,
+    detail: r.detail,
+    violations: [...r.violations],
+    callbackId: r.callbackId,
+    receivedAt: r.receivedAt,
+    payload: r.payload === null ? null : redactPayerData(r.payload),
+  })
+
+/** The rejection of a callback whose signature did not verify. */
+export const badSignature = (
+  callback: CallbackKind,
+  signature: { readonly reason?: string },
+  callbackId: string,
+  receivedAt: Date,
+  payload: Readonly<Record<string, unknown>>,
+): CallbackRejected =>
+  rejectCallback({ callback, reason: 'bad_signature', detail: signature.reason ?? 'signature did not verify', violations: [], callbackId, receivedAt, payload })

@@ -12,10 +12,16 @@ export type DiscrepancySource = t.TypeOf<typeof DiscrepancySource>
  * already recorded with a different final status observed.
  */
 export const MismatchField = oneOf('MismatchField', [
+  'merchant_id',
+  'operation',
+  'service',
   'amount',
   'currency',
   'gateway_order_id',
+  'refund_order_id',
   'merchant_order_id',
+  'merchant_refund_id',
+  'merchant_subscribe_id',
   'recurring_bill_id',
   'final_status',
   'refundable_amount',
@@ -43,3 +49,9 @@ const V1 = t.strict(
 export const discrepancyObserved = defineEvent('DiscrepancyObserved', { 1: V1 })
 export type DiscrepancyObservedData = t.TypeOf<typeof V1>
 export type DiscrepancyObserved = DomainEventOf<'DiscrepancyObserved', DiscrepancyObservedData>
+
+/** The mismatches among `checks`: each `[field, expected, observed]` whose two values differ. */
+export const mismatchesOf = (checks: ReadonlyArray<readonly [MismatchField, string | null, string | null]>): Array<Mismatch> =>
+  checks.flatMap(([field, expected, observed]) =>
+    expected !== null && expected !== observed ? [{ field, expected, observed: observed ?? '(absent or unreadable)' }] : [],
+  )

@@ -1,0 +1,9 @@
+/** The subscription aggregate: commands, events, state, decide/evolve, stream names and natural keys. */
+export type * from './commands.ts'
+export { decide } from './decide.ts'
+export { evolve, fold } from './evolve.ts'
+export * from './events/index.ts'
+export * from './plan.ts'
+export type * from './rejections.ts'
+export * from './state.ts'
+export * from './stream.ts'

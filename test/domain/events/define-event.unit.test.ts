@@ -1,0 +1,30 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { describe, expect, it } from 'vitest'
+import { defineEvent } from '../../../src/domain/events/define-event.ts'
+
+// A made-up event with three versions: v2 renamed `name` to `title`, v3 added `tags`.
+const V1 = t.strict({ name: t.string })
+const V2 = t.strict({ title: t.string })
+const V3 = t.strict({ title: t.string, tags: t.array(t.string) })
+const noted = defineEvent('Noted', { 1: V1, 2: V2, 3: V3 }, { 1: ({ name }) => ({ title: name }), 2: (d) => ({ ...d, tags: [] }) })
+
+describe('defineEvent', () => {
+  it('writes the newest version', () => {
+    expect(noted.schemaVersion).toBe(3)
+    expect(noted.encode({ title: 'a', tags: ['x'] })).toEqual({ type: 'Noted', schemaVersion: 3, data: { title: 'a', tags: ['x'] } })
+  })
+  it('reads every version and upcasts step by step to the newest shape', () => {
+    expect(noted.decode(1, { name: 'a' })).toEqual(E.right({ type: 'Noted', data: { title: 'a', tags: [] } }))
+    expect(noted.decode(2, { title: 'b' })).toEqual(E.right({ type: 'Noted', data: { title: 'b', tags: [] } }))
+    expect(noted.decode(3, { title: 'c', tags: ['y'] })).toEqual(E.right({ type: 'Noted', data: { title: 'c', tags: ['y'] } }))
+  })
+  it('reports an unknown version and undecodable data as typed lefts', () => {
+    expect(noted.decode(4, { title: 'c' })).toEqual(E.left({ _tag: 'UnknownSchemaVersion', type: 'Noted', schemaVersion: 4, knownVersions: [1, 2, 3] }))
+    expect(noted.decode(1, { title: 'a' })).toEqual(E.left({ _tag: 'InvalidEventData', type: 'Noted', schemaVersion: 1, violations: [{ path: 'name', rule: 'is required' }] }))
+  })
+  it('recognises its events', () => {
+    const events: ReadonlyArray<{ readonly type: string }> = [noted.make({ title: 'a', tags: [] }), { type: 'Other' }]
+    expect(events.filter(noted.is)).toHaveLength(1)
+  })
+})
