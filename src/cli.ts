@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import pkg from '../package.json' with { type: 'json' }
+import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
 import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
@@ -15,6 +16,7 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerUpCommands(program, setExitCode)
   registerSignatureCommands(program, setExitCode)
   registerSandboxCommand(program, setExitCode)
+  registerAuditCommand(program, setExitCode)
   return program
 }
 

@@ -12,7 +12,7 @@ const fail = (e: unknown, setExitCode: (code: number) => void): void => {
 export const registerUpCommands = (program: Command, setExitCode: (code: number) => void): void => {
   program
     .command('up')
-    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, HTTP service')
+    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
     .addHelpText('after', '\nConfiguration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").\nStops cleanly on Ctrl-C (SIGINT) or SIGTERM.')
     .action(async () => {
       try {
@@ -20,9 +20,23 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         const log = rootLogger(config)
         process.stdout.write('satang: starting…\n')
         const running = await startSatang(config, log)
-        process.stdout.write(`satang: database: ${running.database}\n`)
-        process.stdout.write(`satang: HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${running.httpUrl}/metrics)\n`)
-        process.stdout.write('satang: up. Ctrl-C stops.\n')
+        const out = (line: string): void => void process.stdout.write(`satang: ${line}\n`)
+        out(`database: ${running.database}`)
+        out(`HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${running.httpUrl}/metrics)`)
+        out(`merchant API at ${running.httpUrl}/v1 (bearer tokens: ${running.tokens.names.join(', ')})`)
+        if (running.tokens.file !== undefined) out(`API token (every scope) in ${running.tokens.file.path}${running.tokens.file.generated ? ' (generated now)' : ''}`)
+        out(`gateway callbacks at ${running.publicUrl}/callbacks`)
+        out(`gateway: ${running.gateway.description}`)
+        const sandbox = running.gateway.sandbox
+        if (sandbox !== undefined) {
+          out(`sandbox at ${sandbox.url} (control API ${sandbox.controlUrl}, gateway public key ${sandbox.publicKeyUrl}, state ${sandbox.stateFile})`)
+        }
+        const key = running.gateway.merchantKey
+        if (key !== undefined) out(`merchant key pair in ${key.privateKeyPath} and ${key.publicKeyPath}${key.generated ? ' (generated now)' : ''}`)
+        out('up. Ctrl-C stops.')
+        void running.recovery.then((n) => {
+          if (n > 0) out(`resolving ${String(n)} payment(s) whose outcome was unknown at start-up, by query`)
+        })
         await new Promise<void>((done) => {
           const onSignal = (signal: NodeJS.Signals): void => {
             process.stdout.write(`satang: ${signal}: stopping…\n`)

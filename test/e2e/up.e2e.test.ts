@@ -28,7 +28,8 @@ describe('satang up on embedded defaults', () => {
   it('starts embedded PostgreSQL, serves /healthz, and a second start reuses the data', async () => {
     const pgPort = await freePort()
     const httpPort = await freePort()
-    const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(pgPort), SATANG_HTTP_PORT: String(httpPort) })
+    const sandboxPort = await freePort()
+    const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(pgPort), SATANG_HTTP_PORT: String(httpPort), SATANG_SANDBOX_PORT: String(sandboxPort) })
 
     const first = startSatangProcess(['up'], { env, cwd: workDir })
     try {

@@ -64,10 +64,12 @@ export const parseApiTokens = (text: string): { readonly tokens: ReadonlyArray<A
     raw = []
     const entries = trimmed.split(',').map((s) => s.trim())
     for (const [i, entry] of entries.entries()) {
-      const parts = entry.split(':')
-      if (parts.length !== 3) return { problems: [`token ${String(i + 1)}: must be name:token:scope1+scope2 (a JSON list allows ":" and "," in tokens)`] }
-      const [name = '', token = '', scopes = ''] = parts
-      raw.push({ name, token, scopes: scopes === '' ? [] : scopes.split('+') })
+      // name:token:scopes — the scopes themselves contain a colon (payments:write), so only the first two split.
+      const first = entry.indexOf(':')
+      const second = first < 0 ? -1 : entry.indexOf(':', first + 1)
+      if (second < 0) return { problems: [`token ${String(i + 1)}: must be name:token:scope1+scope2 (a JSON list allows ":" and "," in tokens)`] }
+      const scopes = entry.slice(second + 1)
+      raw.push({ name: entry.slice(0, first), token: entry.slice(first + 1, second), scopes: scopes === '' ? [] : scopes.split('+') })
     }
   }
   const problems = problemsOf(raw)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import formbody from '@fastify/formbody'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
@@ -35,6 +36,11 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     // Callbacks and the API are small requests; a stalled client must not keep a connection forever.
     requestTimeout: 30_000,
     forceCloseConnections: 'idle',
+    // Request ids become correlation ids of events and callback ids of refused callbacks: unique across restarts.
+    genReqId: () => randomUUID(),
+  })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
   })
   // Redirect forms of the gateway arrive as application/x-www-form-urlencoded.
   void app.register(formbody)

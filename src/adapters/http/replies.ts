@@ -1,0 +1,31 @@
+import type { FastifyReply } from 'fastify'
+import type { ApiResult } from '../../application/results.ts'
+import { invalidRequest, sendError } from './errors.ts'
+
+/** The HTTP answer of a merchant API result (see README "Merchant API" for the table). */
+export const replyWith = (reply: FastifyReply, r: ApiResult): FastifyReply => {
+  switch (r._tag) {
+    case 'Ok':
+      return reply.code(r.status === 'created' ? 201 : r.status === 'accepted' ? 202 : 200).send(r.body)
+    case 'InvalidRequest':
+      return invalidRequest(reply, r.violations)
+    case 'NotFound':
+      return sendError(reply, 404, { error: 'not_found', message: r.message })
+    case 'Conflict':
+      return sendError(reply, 409, { error: 'conflict', message: r.message, ...(r.details === undefined ? {} : { details: r.details }) })
+    case 'GatewayRejected':
+      return sendError(reply, 422, {
+        error: 'gateway_rejected',
+        message: r.message,
+        code: r.code,
+        trace_id: r.traceId,
+        ...(r.body === undefined ? {} : { resource: r.body }),
+      })
+    case 'GatewayUnavailable':
+      return sendError(reply, r.retriable ? 503 : 502, { error: 'gateway_unavailable', message: r.message, retriable: r.retriable })
+    case 'Unavailable':
+      return sendError(reply, 503, { error: 'unavailable', message: r.message, retriable: true })
+    default:
+      return r satisfies never
+  }
+}

@@ -1,0 +1,68 @@
+import type { GatewayError } from '../adapters/gateway/errors.ts'
+import type { MerchantCalls } from '../adapters/gateway/merchant-calls.ts'
+import type { Verifier } from '../adapters/gateway/signing.ts'
+import type { EventStore } from '../domain/event-store.ts'
+import type { StatusTable } from '../domain/gateway/statuses.ts'
+import type { Logger } from '../logger.ts'
+
+/** The gateway operations recording uses (the gateway client's merchant calls). */
+export type GatewayPort = Pick<
+  MerchantCalls,
+  'createDirectPayment' | 'applyCheckout' | 'queryPayment' | 'queryRefund' | 'createSubscription' | 'updateSubscription' | 'cancelSubscription'
+>
+
+export type { GatewayError }
+
+/** satang's own callback URLs, which it gives the gateway in place of the merchant's. */
+export type CallbackUrls = {
+  readonly notify: string
+  readonly checkoutRedirect: string
+  readonly subscriptionRedirect: string
+}
+
+/** Points in the create flow where a test may have the process killed (`SATANG_FAULT_CRASH_AFTER`). */
+export type CrashPoint = 'PaymentRequested' | 'GatewayAnswer'
+
+/** How unknown outcomes are chased right after they happen; the rest is resolved at the next start. */
+export type ResolvePolicy = {
+  readonly maxAttempts: number
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+  /**
+   * A "not found" answer is trusted only once this long has passed since the create was recorded: a
+   * create still in flight (or queued at the gateway) must not be declared failed.
+   */
+  readonly notFoundAfterMs: number
+  /** Gateway error codes that mean "no such order". */
+  readonly notFoundCodes: ReadonlyArray<number>
+}
+
+/** What the recording services need: the store, the gateway, the clock, ids, and their settings. */
+export type RecordingDeps = {
+  readonly store: EventStore
+  readonly gateway: GatewayPort
+  /** Verifies redirect forms and notifications with the gateway's public key. */
+  readonly gatewayVerifier: Verifier
+  readonly merchantId: string
+  readonly callbackUrls: () => CallbackUrls
+  readonly statusTables: { readonly payment: StatusTable; readonly refund: StatusTable }
+  readonly now: () => Date
+  readonly newId: () => string
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>
+  readonly log: Logger
+  readonly resolve: ResolvePolicy
+  /** Called after each crash point; kills the process when the test configured that point. */
+  readonly crashPoint: (point: CrashPoint) => void
+  /** Aborted when satang stops: background resolution ends. */
+  readonly stopping: AbortSignal
+}
+
+/** Who caused a chain of events: the merchant API request or callback that started it. */
+export type Cause = {
+  /** The request (or job) id that started the chain; kept on every event of the chain. */
+  readonly correlationId: string
+  /** The id of the message or event that directly caused the event. */
+  readonly causationId: string
+  /** The API token's name, when a merchant API request caused it. */
+  readonly actor?: string
+}

@@ -1,0 +1,156 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { eventIdOf } from '../adapters/eventstore/event-id.ts'
+import type { ReadAllOptions, ReadItem } from '../domain/event-store.ts'
+import { awaitsOutcome, orderEventNaturalKey, parseOrderStreamName, type OrderEvent } from '../domain/order/index.ts'
+import { describeHandleError } from './command-handler.ts'
+import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
+import { load, orderKind, record } from './streams.ts'
+
+/**
+ * Resolving creates whose outcome is unknown (a timeout, a 5xx, satang stopped between recording the
+ * request and its outcome). The create is never sent again: a payment query asks the gateway whether
+ * the order exists. Found → the query's StatusObserved resolves it; "not found" (once the create can
+ * no longer be in flight) → PaymentRequestFailed `not_found_by_query`; no answer → try again later
+ * (with backoff now, and at the next start).
+ */
+
+export type ResolutionStep =
+  | { readonly _tag: 'Resolved' }
+  | { readonly _tag: 'Pending'; readonly why: string }
+  | { readonly _tag: 'QueryFailed'; readonly error: GatewayError }
+
+/** Streams whose create this process is sending right now: they are not "interrupted". */
+export type InFlight = Set<string>
+
+const describe = (e: GatewayError): string => (e._tag === 'GatewayRejected' ? `gateway code ${String(e.code)} ${e.message}` : e._tag)
+
+/** One attempt: if the order still awaits its outcome, query the gateway and record what it says. */
+export const resolveOnce = async (deps: RecordingDeps, inFlight: InFlight, stream: string, cause: Cause): Promise<ResolutionStep> => {
+  const recordOrder = record(deps, orderKind)
+  const loaded = await load(deps, orderKind, stream)()
+  if (E.isLeft(loaded)) return { _tag: 'Pending', why: loaded.left._tag }
+  const s = loaded.right.state
+  if (s._tag !== 'Order' || !awaitsOutcome(s)) return { _tag: 'Resolved' }
+  if (s.request.phase === 'requested' && inFlight.has(stream)) return { _tag: 'Pending', why: 'the create is in flight' }
+
+  const requested = loaded.right.events.find((e): e is Extract<OrderEvent, { type: 'PaymentRequested' }> => e.type === 'PaymentRequested')
+  const causation = requested === undefined ? cause.causationId : eventIdOf(orderEventNaturalKey(stream, requested))
+  const chain: Cause = { ...cause, causationId: causation }
+
+  if (s.request.phase === 'requested') {
+    // Recorded as requested, but no outcome and nobody sending it: satang stopped in between.
+    const marked = await recordOrder(stream, () => ({ type: 'RecordPaymentOutcomeUnknown', reason: 'interrupted', httpStatus: null, traceId: null, since: deps.now() }), {
+      cause: chain,
+      source: 'operator',
+    })()
+    if (E.isLeft(marked) && marked.left._tag !== 'Rejected') return { _tag: 'Pending', why: describeHandleError(marked.left, () => 'rejected') }
+  }
+
+  const answer = await deps.gateway.queryPayment({ merchant_id: s.order.merchantId, merchant_order_id: s.order.merchantOrderId })()
+  if (E.isRight(answer)) {
+    const observed = await recordOrder(
+      stream,
+      () => ({ type: 'ObservePaymentByQuery', answer: answer.right.data, traceId: answer.right.traceId, observedAt: deps.now(), statusTable: deps.statusTables.payment }),
+      { cause: chain, source: 'query', traceId: answer.right.traceId },
+    )()
+    if (E.isLeft(observed)) return { _tag: 'Pending', why: describeHandleError(observed.left, (r) => r._tag) }
+    // The gateway knows the order: whatever it said (a status, or a discrepancy kept for review), the create happened.
+    return { _tag: 'Resolved' }
+  }
+  const e = answer.left
+  if (e._tag === 'GatewayRejected' && deps.resolve.notFoundCodes.includes(e.code)) {
+    const requestedAt = requested?.data.requestedAt ?? new Date(0)
+    const age = deps.now().getTime() - requestedAt.getTime()
+    if (age < deps.resolve.notFoundAfterMs) return { _tag: 'Pending', why: 'not found yet, but the create may still be in flight' }
+    const failed = await recordOrder(
+      stream,
+      () => ({ type: 'RecordPaymentRequestFailed', failure: { reason: 'not_found_by_query', code: e.code, message: e.message, traceId: e.traceId }, failedAt: deps.now() }),
+      { cause: chain, source: 'query', traceId: e.traceId },
+    )()
+    if (E.isLeft(failed) && failed.left._tag !== 'Rejected') return { _tag: 'Pending', why: describeHandleError(failed.left, () => 'rejected') }
+    return { _tag: 'Resolved' }
+  }
+  return { _tag: 'QueryFailed', error: e }
+}
+
+export type Resolver = {
+  /** Resolves in the background with backoff (one loop per stream); never rejects. */
+  readonly schedule: (stream: string, cause: Cause) => void
+  /** Resolves now, once (for `?refresh=true`). */
+  readonly resolveOnce: (stream: string, cause: Cause) => Promise<ResolutionStep>
+  /** Finds every order whose create awaits its outcome (a scan of the order streams) and schedules each. */
+  readonly recover: (cause: Cause) => Promise<number>
+  /** Settles when no resolution is running (tests, shutdown). */
+  readonly idle: () => Promise<void>
+  readonly inFlight: InFlight
+}
+
+export const makeResolver = (deps: RecordingDeps): Resolver => {
+  const log = deps.log.child({ component: 'payment-resolution' })
+  const inFlight: InFlight = new Set()
+  const running = new Map<string, Promise<void>>()
+
+  const loop = async (stream: string, cause: Cause): Promise<void> => {
+    for (let attempt = 1; attempt <= deps.resolve.maxAttempts && !deps.stopping.aborted; attempt++) {
+      const step = await resolveOnce(deps, inFlight, stream, cause)
+      if (step._tag === 'Resolved') {
+        log.info({ stream, attempt }, 'unknown payment outcome resolved by query')
+        return
+      }
+      const why = step._tag === 'Pending' ? step.why : describe(step.error)
+      if (attempt === deps.resolve.maxAttempts) {
+        log.warn({ stream, attempts: attempt, why }, 'payment outcome still unknown; resolved at the next start or by GET ?refresh=true')
+        return
+      }
+      const delay = Math.min(deps.resolve.maxDelayMs, deps.resolve.baseDelayMs * 2 ** (attempt - 1))
+      log.info({ stream, attempt, why, retryInMs: delay }, 'payment outcome not resolved yet')
+      await deps.sleep(delay, deps.stopping)
+    }
+  }
+
+  const schedule = (stream: string, cause: Cause): void => {
+    if (running.has(stream) || deps.stopping.aborted) return
+    const run = loop(stream, cause)
+      .catch((e: unknown) => log.error({ err: e, stream }, 'payment resolution failed'))
+      .finally(() => running.delete(stream))
+    running.set(stream, run)
+  }
+
+  const recover = async (cause: Cause): Promise<number> => {
+    // The last request-cycle event of each order stream; a read model will replace this scan.
+    const last = new Map<string, string>()
+    let from: ReadAllOptions = {}
+    for (;;) {
+      const page = await deps.store.readCategory('order-', { ...from, maxCount: 1000 })()
+      if (E.isLeft(page)) throw new Error(`start-up recovery could not read the order streams: ${page.left._tag}`)
+      if (page.right.length === 0) break
+      for (const item of page.right) {
+        const e = E.isRight(item) ? item.right : undefined
+        if (e === undefined) continue
+        if (['PaymentRequested', 'PaymentRequestAccepted', 'PaymentRequestFailed', 'PaymentOutcomeUnknown'].includes(e.type)) last.set(e.streamName, e.type)
+        else if (e.type === 'StatusObserved' && last.get(e.streamName) === 'PaymentOutcomeUnknown') last.set(e.streamName, 'StatusObserved')
+      }
+      const end: ReadItem | undefined = page.right[page.right.length - 1]
+      if (end === undefined) break
+      from = { from: E.isRight(end) ? end.right.position : end.left.position }
+    }
+    let n = 0
+    for (const [stream, type] of last) {
+      if ((type === 'PaymentRequested' || type === 'PaymentOutcomeUnknown') && parseOrderStreamName(stream) !== null) {
+        schedule(stream, cause)
+        n++
+      }
+    }
+    return n
+  }
+
+  return {
+    schedule,
+    resolveOnce: (stream, cause) => resolveOnce(deps, inFlight, stream, cause),
+    recover,
+    idle: async () => {
+      while (running.size > 0) await Promise.all([...running.values()])
+    },
+    inFlight,
+  }
+}

@@ -1,0 +1,119 @@
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import type { JsonObject } from '../domain/event-store.ts'
+import { MerchantOrderId, MerchantRefundId } from '../domain/gateway/fields.ts'
+import { formatAmount } from '../domain/money.ts'
+import { orderStreamName } from '../domain/order/index.ts'
+import { needsReview, refundStreamName, type Refund } from '../domain/refund/index.ts'
+import { decodeAll, type Violation } from '../domain/violations.ts'
+import { describeHandleError } from './command-handler.ts'
+import type { Cause, RecordingDeps } from './deps.ts'
+import { gatewayFailure } from './payments.ts'
+import { loadRefundOrderContext } from './refund-context.ts'
+import { conflict, invalid, notFound, ok, unavailable, type ApiResult } from './results.ts'
+import { load, orderKind, record, refundKind } from './streams.ts'
+
+const iso = (d: Date): string => d.toISOString()
+
+/** A refund as the merchant API shows it, folded from its stream. */
+export const refundView = (r: Refund): JsonObject => ({
+  merchant_id: r.merchantId,
+  merchant_refund_id: r.merchantRefundId,
+  merchant_order_id: r.merchantOrderId,
+  tracked_by: r.trackedBy,
+  tracked_at: iso(r.trackedAt),
+  refund_order_id: r.refundOrderId,
+  status:
+    r.status === null
+      ? null
+      : {
+          code: r.status.code,
+          meaning: r.status.classification.meaning,
+          outcome: r.status.classification.outcome,
+          final: r.status.classification.final,
+          source: r.status.source,
+          observed_at: iso(r.status.observedAt),
+        },
+  recorded: r.recorded === null ? null : { refund_amount: formatAmount(r.recorded.amount), refund_currency: r.recorded.currency, recorded_at: iso(r.recorded.recordedAt) },
+  needs_review: needsReview(r),
+  unclassified_statuses: [...r.unclassifiedStatuses],
+  discrepancies: r.discrepancies.map((x) => ({
+    source: x.source,
+    observed_at: iso(x.observedAt),
+    status_code: x.statusCode,
+    mismatches: x.mismatches.map((m) => ({ field: m.field, expected: m.expected, observed: m.observed })),
+  })),
+})
+
+const TrackInput = t.intersection([t.type({ merchant_refund_id: MerchantRefundId, merchant_order_id: MerchantOrderId }), t.partial({ merchant_id: t.unknown })])
+
+export type Refunds = {
+  readonly track: (input: unknown, cause: Cause) => Promise<ApiResult>
+  readonly get: (merchantRefundId: string, refresh: boolean, cause: Cause) => Promise<ApiResult>
+}
+
+/**
+ * Refunds: the gateway spec has no refund request, so a merchant registers a `merchant_refund_id` to
+ * track for one of its orders; the refund enters the ledger by refund notification or refund query.
+ */
+export const makeRefunds = (deps: RecordingDeps): Refunds => {
+  const recordRefund = record(deps, refundKind)
+
+  const view = async (stream: string, status: 'created' | 'ok', extra: JsonObject = {}): Promise<ApiResult> => {
+    const loaded = await load(deps, refundKind, stream)()
+    if (E.isLeft(loaded)) return unavailable('the event store could not be read')
+    const s = loaded.right.state
+    return s._tag === 'Refund' ? ok({ ...refundView(s), ...extra }, status) : notFound('no such refund is tracked')
+  }
+
+  const track = async (input: unknown, cause: Cause): Promise<ApiResult> => {
+    if (!t.UnknownRecord.is(input)) return invalid([{ path: '', rule: 'must be a JSON object' }])
+    const own: Violation[] = []
+    if (input['merchant_id'] !== undefined && input['merchant_id'] !== deps.merchantId) own.push({ path: 'merchant_id', rule: `must be ${deps.merchantId} (the merchant this satang serves) or absent` })
+    const extra = Object.keys(input).filter((k) => !['merchant_refund_id', 'merchant_order_id', 'merchant_id'].includes(k))
+    for (const k of extra) own.push({ path: k, rule: 'is not a field of a refund to track' })
+    const decoded = decodeAll(TrackInput, input)
+    if (E.isLeft(decoded) || own.length > 0) return invalid([...own, ...(E.isLeft(decoded) ? decoded.left : [])])
+    const { merchant_refund_id: refundId, merchant_order_id: orderId } = decoded.right
+    const order = await load(deps, orderKind, orderStreamName(deps.merchantId, orderId))()
+    if (E.isLeft(order)) return unavailable('the event store could not be read')
+    if (order.right.state._tag !== 'Order') return notFound(`no payment with merchant_order_id ${orderId}`)
+    const stream = refundStreamName(deps.merchantId, refundId)
+    const done = await recordRefund(stream, () => ({ type: 'TrackRefund', merchantId: deps.merchantId, merchantRefundId: refundId, merchantOrderId: orderId, trackedAt: deps.now() }), {
+      cause,
+    })()
+    if (E.isLeft(done)) {
+      const e = done.left
+      if (e._tag === 'Rejected' && e.rejection._tag === 'RefundTrackedForAnotherOrder') return conflict(`merchant_refund_id ${refundId} is tracked for order ${e.rejection.merchantOrderId}`)
+      return unavailable(`the event store could not record it: ${describeHandleError(e, (r) => r._tag)}`)
+    }
+    return view(stream, done.right.appended.length > 0 ? 'created' : 'ok')
+  }
+
+  const get = async (merchantRefundId: string, refresh: boolean, cause: Cause): Promise<ApiResult> => {
+    if (!MerchantRefundId.is(merchantRefundId)) return invalid([{ path: 'merchant_refund_id', rule: 'must be at most 64 characters' }])
+    const stream = refundStreamName(deps.merchantId, merchantRefundId)
+    if (!refresh) return view(stream, 'ok')
+    const loaded = await load(deps, refundKind, stream)()
+    if (E.isLeft(loaded)) return unavailable('the event store could not be read')
+    if (loaded.right.state._tag !== 'Refund') return notFound('no such refund is tracked')
+    const answer = await deps.gateway.queryRefund({ merchant_id: deps.merchantId, merchant_refund_id: merchantRefundId })()
+    if (E.isLeft(answer)) {
+      const e = answer.left
+      // Not at the gateway (yet): the merchant may not have made the refund; nothing to record.
+      if (e._tag === 'GatewayRejected' && deps.resolve.notFoundCodes.includes(e.code)) return view(stream, 'ok', { refresh: { found: false, code: e.code, trace_id: e.traceId } })
+      return gatewayFailure(e)
+    }
+    const context = await loadRefundOrderContext(deps, deps.merchantId, answer.right.data.merchant_order_id, stream)
+    if (E.isLeft(context)) return unavailable('the event store could not be read')
+    const done = await recordRefund(
+      stream,
+      () => ({ type: 'ObserveRefundByQuery', answer: answer.right.data, traceId: answer.right.traceId, observedAt: deps.now(), statusTable: deps.statusTables.refund, order: context.right }),
+      { cause, source: 'query', traceId: answer.right.traceId },
+    )()
+    if (E.isLeft(done)) return unavailable(`the event store could not record it: ${describeHandleError(done.left, (r) => r._tag)}`)
+    return view(stream, 'ok', { refresh: { found: true } })
+  }
+
+  return { track, get }
+}

@@ -1,0 +1,107 @@
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { eventIdOf } from '../adapters/eventstore/event-id.ts'
+import type { EventToAppend, RecordedEvent } from '../domain/event-store.ts'
+import type { CallbackRejection } from '../domain/events/common/callback-rejected.ts'
+import type { EventSource, SignatureResult } from '../domain/events/metadata.ts'
+import { toStoreMetadata } from '../domain/events/metadata.ts'
+import { decodeDomainEvent, describeEventDecodeError, encodeDomainEvent, eventSourceOf, type DomainEvent } from '../domain/events/registry.ts'
+import * as order from '../domain/order/index.ts'
+import * as refund from '../domain/refund/index.ts'
+import * as subscription from '../domain/subscription/index.ts'
+import { handleCommand, loadStream, type Decider, type HandleError, type Handled, type Loaded, type StreamCodec, type StreamUnreadable } from './command-handler.ts'
+import type { Cause, RecordingDeps } from './deps.ts'
+import type { EventStoreFailure } from '../domain/event-store.ts'
+
+/** One aggregate as the application drives it: its decider, which events are its own, their natural keys. */
+export type AggregateKind<C, S, Ev extends DomainEvent, R> = {
+  readonly name: 'order' | 'refund' | 'subscription'
+  readonly decider: Decider<C, S, Ev, R>
+  readonly isEvent: (e: DomainEvent) => e is Ev
+  readonly naturalKey: (stream: string, e: Ev) => string
+  /** The aggregate's command that keeps a refused callback (CallbackRejected). */
+  readonly rejectCallback: (r: CallbackRejection) => C
+}
+
+export const orderKind: AggregateKind<order.OrderCommand, order.OrderState, order.OrderEvent, order.OrderRejection> = {
+  name: 'order',
+  decider: { initialState: order.initialOrderState, evolve: order.evolve, decide: order.decide },
+  isEvent: (e): e is order.OrderEvent => order.isOrderEvent(e),
+  naturalKey: order.orderEventNaturalKey,
+  rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
+}
+
+export const refundKind: AggregateKind<refund.RefundCommand, refund.RefundState, refund.RefundEvent, refund.RefundRejection> = {
+  name: 'refund',
+  decider: { initialState: refund.initialRefundState, evolve: refund.evolve, decide: refund.decide },
+  isEvent: (e): e is refund.RefundEvent => refund.isRefundEvent(e),
+  naturalKey: refund.refundEventNaturalKey,
+  rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
+}
+
+export const subscriptionKind: AggregateKind<subscription.SubscriptionCommand, subscription.SubscriptionState, subscription.SubscriptionEvent, subscription.SubscriptionRejection> = {
+  name: 'subscription',
+  decider: { initialState: subscription.initialSubscriptionState, evolve: subscription.evolve, decide: subscription.decide },
+  isEvent: (e): e is subscription.SubscriptionEvent => subscription.isSubscriptionEvent(e),
+  naturalKey: subscription.subscriptionEventNaturalKey,
+  rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
+}
+
+/** Where the facts of one command came from; every event the command decides carries it. */
+export type Provenance = {
+  readonly cause: Cause
+  /** Default: the event type's usual source (`eventSourceOf`). */
+  readonly source?: EventSource
+  readonly traceId?: string | null
+  readonly signature?: SignatureResult
+}
+
+/** Reads a stored event as a domain event of `kind` (upcast to the newest version). */
+export const decodeFor =
+  <Ev extends DomainEvent>(kind: Pick<AggregateKind<never, never, Ev, never>, 'isEvent' | 'name'>) =>
+  (r: RecordedEvent): E.Either<string, Ev> => {
+    const decoded = decodeDomainEvent(r.type, r.schemaVersion, r.data)
+    if (E.isLeft(decoded)) return E.left(describeEventDecodeError(decoded.left))
+    return kind.isEvent(decoded.right) ? E.right(decoded.right) : E.left(`${r.type} is not an event of a ${kind.name} stream`)
+  }
+
+const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev, R>, stream: string, p: Provenance, now: () => Date): StreamCodec<Ev> => {
+  const recordedAt = now().toISOString()
+  return {
+    decode: decodeFor(kind),
+    encode: (e): EventToAppend => {
+      const serialized = encodeDomainEvent(e)
+      const metadata = toStoreMetadata({
+        correlationId: p.cause.correlationId,
+        causationId: p.cause.causationId,
+        recordedAt,
+        source: p.source ?? eventSourceOf(e),
+        ...(p.traceId === undefined || p.traceId === null ? {} : { traceId: p.traceId }),
+        ...(p.signature === undefined ? {} : { signature: p.signature }),
+      })
+      return {
+        eventId: eventIdOf(kind.naturalKey(stream, e)),
+        type: serialized.type,
+        schemaVersion: serialized.schemaVersion,
+        data: serialized.data,
+        metadata: p.cause.actor === undefined ? metadata : { ...metadata, actor: p.cause.actor },
+      }
+    },
+  }
+}
+
+/**
+ * Decides a command on a stream of `kind` and appends what it decided (optimistic, re-decided on
+ * conflict). Curried so that the command's type is fixed by the kind before the command is written.
+ */
+export const record =
+  <C, S, Ev extends DomainEvent, R>(deps: Pick<RecordingDeps, 'store' | 'now'>, kind: AggregateKind<C, S, Ev, R>) =>
+  (stream: string, command: (loaded: Loaded<S, Ev>) => C, provenance: Provenance): TE.TaskEither<HandleError<R>, Handled<S, Ev>> =>
+    handleCommand(deps.store, stream, kind.decider, codecFor(kind, stream, provenance, deps.now), command)
+
+/** The stream folded. */
+export const load = <C, S, Ev extends DomainEvent, R>(
+  deps: Pick<RecordingDeps, 'store'>,
+  kind: AggregateKind<C, S, Ev, R>,
+  stream: string,
+): TE.TaskEither<StreamUnreadable | EventStoreFailure, Loaded<S, Ev>> => loadStream(deps.store, stream, kind.decider, { decode: decodeFor(kind) })

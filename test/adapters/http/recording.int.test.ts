@@ -1,0 +1,171 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makeSigner, signedForm } from '../../../src/adapters/gateway/signing.ts'
+import type { Sandbox } from '../../../src/adapters/sandbox/sandbox.ts'
+import { decodeConfig } from '../../../src/config.ts'
+import { satangCanonicalV1 } from '../../../src/domain/gateway/canonical.ts'
+import { startSatang, type Running } from '../../../src/main.ts'
+import { silentLogger } from '../../../src/logger.ts'
+import { control, gatewayPrivateKey, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../sandbox/support.ts'
+import { runCli } from '../../support/cli.ts'
+import { freshDatabase } from './database.ts'
+
+/**
+ * satang in this process on a real PostgreSQL database, with the sandbox (also in this process) as its
+ * gateway over real HTTP: what the gateway sends back is recorded, verified, deduplicated and never
+ * regressed (issue 5, acceptance 2).
+ */
+
+const TOKEN = 'recording-int-token-0123456789'
+const dir = mkdtempSync(join(tmpdir(), 'satang-rec-'))
+let db: Awaited<ReturnType<typeof freshDatabase>>
+let sandbox: Sandbox
+let merchant: MerchantServer
+let satang: Running
+
+const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const res = await fetch(`${satang.httpUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> }
+}
+
+type AuditEvent = { type: string; source: string; signature: { verified: boolean; reason?: string } | null; stream_revision: number; data: Record<string, unknown> }
+const auditOf = async (id: string): Promise<ReadonlyArray<AuditEvent>> => {
+  const r = await api('GET', `/v1/audit/order/${id}`)
+  expect(r.status).toBe(200)
+  return r.json['events'] as ReadonlyArray<AuditEvent>
+}
+
+const checkout = async (id: string): Promise<Record<string, unknown>> => {
+  const r = await api('POST', '/v1/checkouts', {
+    merchant_order_id: id,
+    order_amount: '420',
+    order_currency: 'THB',
+    order_desc: 'Rice cooker',
+    customer: { merchant_user_id: 'u-42', full_name: 'Malee Sukjai' },
+    notify_url: `${merchant.url}/notify`,
+    redirect_url: `${merchant.url}/return`,
+  })
+  expect(r.status).toBe(201)
+  return r.json
+}
+
+beforeAll(async () => {
+  db = await freshDatabase('rec')
+  sandbox = await startSandbox()
+  merchant = await startMerchantServer()
+  writeFileSync(join(dir, 'merchant.pem'), MERCHANT_PRIVATE_KEY_PEM)
+  writeFileSync(join(dir, 'gateway.pem'), GATEWAY_PUBLIC_KEY_PEM)
+  const config = decodeConfig({
+    SATANG_DATABASE_URL: db.url,
+    SATANG_GATEWAY_BASE_URL: sandbox.url,
+    SATANG_MERCHANT_ID: MERCHANT_ID,
+    SATANG_MERCHANT_PRIVATE_KEY_FILE: join(dir, 'merchant.pem'),
+    SATANG_GATEWAY_PUBLIC_KEY_FILE: join(dir, 'gateway.pem'),
+    SATANG_HTTP_PORT: '0',
+    SATANG_API_TOKENS: `test:${TOKEN}:payments:write+read+audit`,
+    SATANG_DATA_DIR: dir,
+    SATANG_LOG_LEVEL: 'silent',
+  })
+  if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
+  satang = await startSatang(config.right, silentLogger())
+})
+
+afterAll(async () => {
+  await satang.stop()
+  await sandbox.close()
+  await merchant.close()
+  await db.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('recording against the sandbox', () => {
+  it('a paid checkout: the notification is recorded once although the gateway delivered it twice', async () => {
+    const created = await checkout('INT-1')
+    sandbox.notifier.setFaults({ duplicate: 1 })
+    const paid = await control(sandbox, 'POST', `/orders/${String(created['gateway_order_id'])}/pay`)
+    expect(paid.status).toBe(200)
+    await sandbox.notifier.idle()
+    const deliveries = sandbox.notifier.list({ kind: 'PAYMENT' }).flatMap((n) => n.attempts).filter((a) => a.acknowledged)
+    expect(deliveries.length).toBe(2)
+
+    const events = await auditOf('INT-1')
+    expect(events.map((e) => e.type)).toEqual(['OrderCreated', 'PaymentRequested', 'PaymentRequestAccepted', 'NotificationReceived', 'StatusObserved'])
+    expect(events.map((e) => e.stream_revision)).toEqual([0, 1, 2, 3, 4])
+    expect(events[4]).toMatchObject({ source: 'notification', signature: { verified: true }, data: { statusCode: 'PS' } })
+    // the merchant's own notify_url was not given to the gateway
+    expect(merchant.at('/notify')).toHaveLength(0)
+    const payment = await api('GET', '/v1/payments/INT-1')
+    expect(payment.json).toMatchObject({ paid: true, status: { code: 'PS', source: 'notification' }, merchant_urls: { notify_url: `${merchant.url}/notify` } })
+  })
+
+  it('a forged notification is refused (401), changes nothing, and appears in the audit trail as CallbackRejected', async () => {
+    const created = await checkout('INT-2')
+    // signed, but with the merchant's key instead of the gateway's
+    const forged = signedForm(makeSigner(satangCanonicalV1, merchantPrivateKey), {
+      notify_type: 'PAYMENT',
+      merchant_id: MERCHANT_ID,
+      merchant_order_id: 'INT-2',
+      order_id: String(created['gateway_order_id']),
+      order_status: 'PS',
+      order_amount: '420.00',
+      order_currency: 'THB',
+    })
+    const res = await fetch(`${satang.httpUrl}/callbacks/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forged) })
+    expect(res.status).toBe(401)
+    expect(await res.text()).not.toBe('SUCCESS')
+    const payment = await api('GET', '/v1/payments/INT-2')
+    expect(payment.json).toMatchObject({ paid: false, status: { code: 'PI' } })
+    const events = await auditOf('INT-2')
+    expect(events.at(-1)).toMatchObject({ type: 'CallbackRejected', source: 'notification', signature: { verified: false }, data: { reason: 'bad_signature' } })
+    const metrics = await (await fetch(`${satang.httpUrl}/metrics`)).text()
+    expect(metrics).toContain('satang_callbacks_total{kind="notification",outcome="rejected_bad_signature"} 1')
+  })
+
+  it('a WP observed after PS does not regress the order; a query refresh agrees', async () => {
+    const created = await checkout('INT-3')
+    await control(sandbox, 'POST', `/orders/${String(created['gateway_order_id'])}/pay`)
+    await sandbox.notifier.idle()
+    const late = signedForm(makeSigner(satangCanonicalV1, gatewayPrivateKey), {
+      notify_type: 'PAYMENT',
+      merchant_id: MERCHANT_ID,
+      merchant_order_id: 'INT-3',
+      order_id: String(created['gateway_order_id']),
+      order_status: 'WP',
+      order_amount: '420.00',
+      order_currency: 'THB',
+    })
+    const res = await fetch(`${satang.httpUrl}/callbacks/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(late) })
+    expect([res.status, await res.text()]).toEqual([200, 'SUCCESS'])
+    expect((await api('GET', '/v1/payments/INT-3')).json).toMatchObject({ status: { code: 'PS', final: true } })
+    const refreshed = await api('GET', '/v1/payments/INT-3?refresh=true')
+    expect(refreshed.json).toMatchObject({ status: { code: 'PS', final: true, source: 'notification' } })
+    const types = (await auditOf('INT-3')).map((e) => e.type)
+    expect(types.filter((t) => t === 'StatusObserved')).toHaveLength(2) // the notification's and the query's PS
+    expect(types.at(-1)).toBe('StatusObserved')
+  })
+
+  it('satang audit prints the same trail from the event store; exit 1 when there is none, 2 on bad input', async () => {
+    const env: NodeJS.ProcessEnv = {}
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
+    Object.assign(env, { SATANG_DATABASE_URL: db.url, SATANG_MERCHANT_ID: MERCHANT_ID, SATANG_LOG_LEVEL: 'warn' })
+    const json = await runCli(['audit', 'INT-1', '--json'], { env, cwd: dir })
+    expect(json.code).toBe(0)
+    const trail = JSON.parse(json.stdout) as { stream: string; events: ReadonlyArray<AuditEvent> }
+    expect(trail.events.map((e) => e.type)).toEqual((await auditOf('INT-1')).map((e) => e.type))
+    const byStream = await runCli(['audit', `order-${MERCHANT_ID}-INT-2`], { env, cwd: dir })
+    expect(byStream.code).toBe(0)
+    expect(byStream.stdout).toContain('CallbackRejected v1  source notification  signature REJECTED')
+    const none = await runCli(['audit', 'NOPE', '--kind', 'refund'], { env, cwd: dir })
+    expect([none.code, none.stderr]).toEqual([1, `satang: no events in stream refund-${MERCHANT_ID}-NOPE\n`])
+    const bad = await runCli(['audit', 'INT-1', '--kind', 'invoice'], { env, cwd: dir })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--kind must be order, refund or subscription')
+  })
+})

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify'
+import { makeTokenMatcher, type ApiToken } from '../../../src/adapters/http/api-tokens.ts'
+import { registerCallbackRoutes } from '../../../src/adapters/http/callback-routes.ts'
+import { makeHttpServer, makeMetricsRegistry } from '../../../src/adapters/http/server.ts'
+import { registerV1Routes } from '../../../src/adapters/http/v1-routes.ts'
+import type { RecordingDeps } from '../../../src/application/deps.ts'
+import { makeRecording, type Recording } from '../../../src/application/index.ts'
+import { silentLogger } from '../../../src/logger.ts'
+import { makeMemoryEventStore, type MemoryEventStore } from '../../application/memory-event-store.ts'
+import { makeFakeGateway, testDeps, type FakeGateway } from '../../application/support.ts'
+
+/** Tokens of the HTTP tests: one per scope, and one with all three. */
+export const TOKENS: ReadonlyArray<ApiToken> = [
+  { name: 'writer', token: 'writer-token-0123456789', scopes: ['payments:write'] },
+  { name: 'reader', token: 'reader-token-0123456789', scopes: ['read'] },
+  { name: 'auditor', token: 'auditor-token-012345678', scopes: ['audit'] },
+  { name: 'all', token: 'all-scopes-token-0123456', scopes: ['payments:write', 'read', 'audit'] },
+]
+
+export const bearer = (name: 'writer' | 'reader' | 'auditor' | 'all'): Record<string, string> => ({ authorization: `Bearer ${TOKENS.find((t) => t.name === name)?.token ?? ''}` })
+
+export type TestApi = { readonly app: FastifyInstance; readonly store: MemoryEventStore; readonly gateway: FakeGateway; readonly recording: Recording }
+
+/** The HTTP service with /v1 and /callbacks over an in-memory store and a scripted gateway (fastify `inject`, no sockets). */
+export const makeTestApi = (over: Partial<RecordingDeps> = {}): TestApi => {
+  const store = makeMemoryEventStore()
+  const gateway = makeFakeGateway()
+  const deps = testDeps(store, gateway, over)
+  const recording = makeRecording(deps)
+  const app = makeHttpServer({
+    log: silentLogger(),
+    version: 'test',
+    metrics: makeMetricsRegistry(),
+    checks: [],
+    routes: [registerV1Routes({ recording, tokens: makeTokenMatcher(TOKENS) }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now })],
+  })
+  return { app, store, gateway, recording }
+}

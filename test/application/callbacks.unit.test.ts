@@ -1,0 +1,148 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { unmatchedCallbacksStream } from '../../src/application/callbacks.ts'
+import { makeRecording, type Recording } from '../../src/application/index.ts'
+import { makeMemoryEventStore, type MemoryEventStore } from './memory-event-store.ts'
+import { cause, eventsOf, makeFakeGateway, MERCHANT_ID, signedByGateway, testDeps, typesOf } from './support.ts'
+
+const STREAM = `order-${MERCHANT_ID}-ORD-9`
+const ORDER_ID = '261121000000000009'
+
+const ctx = (n: number) => ({ callbackId: `cb-${String(n)}`, receivedAt: new Date('2026-11-21T03:05:00.000Z') })
+
+const paymentNotification = (status: string, over: Record<string, string> = {}) =>
+  signedByGateway({
+    notify_type: 'PAYMENT',
+    merchant_id: MERCHANT_ID,
+    merchant_order_id: 'ORD-9',
+    order_id: ORDER_ID,
+    order_status: status,
+    order_amount: '500.00',
+    order_currency: 'THB',
+    ...over,
+  })
+
+/** An order created and accepted (PI), as after POST /v1/checkouts. */
+const withCheckout = async (): Promise<{ store: MemoryEventStore; recording: Recording }> => {
+  const store = makeMemoryEventStore()
+  const gateway = makeFakeGateway()
+  gateway.answer(
+    'applyCheckout',
+    E.right({ merchant_id: MERCHANT_ID, merchant_order_id: 'ORD-9', order_id: ORDER_ID, order_status: 'PI', order_amount: '500.00', order_currency: 'THB', create_time: '2026-11-21 10:00:00', link_url: 'https://gw.example/c/9' }),
+  )
+  const recording = makeRecording(testDeps(store, gateway))
+  await recording.payments.create('checkout', { merchant_order_id: 'ORD-9', order_amount: '500', order_currency: 'THB', order_desc: 'Lamp', customer: { merchant_user_id: 'u-1' }, redirect_url: 'https://shop.example/thanks?o=9' }, cause)
+  return { store, recording }
+}
+
+const statusOf = async (recording: Recording): Promise<unknown> => {
+  const r = await recording.payments.get('ORD-9', false, cause)
+  return r._tag === 'Ok' ? r.body['status'] : r
+}
+
+describe('payment notifications', () => {
+  it('a verified notification is recorded with its evidence and acknowledged', async () => {
+    const { store, recording } = await withCheckout()
+    const r = await recording.callbacks.notification(paymentNotification('PS'), ctx(1))
+    expect(r).toEqual({ _tag: 'Recorded', redirectTo: null, status: 'PS' })
+    expect(typesOf(store, STREAM).slice(3)).toEqual(['NotificationReceived', 'StatusObserved'])
+    expect(eventsOf(store, STREAM)[4]?.metadata).toMatchObject({ source: 'notification', signature: { verified: true }, correlationId: 'cb-1' })
+  })
+
+  it('a forged notification is refused, kept as CallbackRejected only, and changes no state', async () => {
+    const { store, recording } = await withCheckout()
+    const before = await statusOf(recording)
+    const forged = { ...paymentNotification('PS'), order_amount: '1.00' }
+    const r = await recording.callbacks.notification(forged, ctx(2))
+    expect(r).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
+    expect(typesOf(store, STREAM).slice(3)).toEqual(['CallbackRejected'])
+    expect(eventsOf(store, STREAM)[3]?.metadata).toMatchObject({ signature: { verified: false } })
+    expect(await statusOf(recording)).toEqual(before)
+  })
+
+  it('the same notification delivered twice yields one StatusObserved', async () => {
+    const { store, recording } = await withCheckout()
+    const n = paymentNotification('PS')
+    await recording.callbacks.notification(n, ctx(3))
+    const again = await recording.callbacks.notification(n, ctx(4))
+    expect(again).toMatchObject({ _tag: 'Recorded' })
+    expect(typesOf(store, STREAM).filter((t) => t === 'StatusObserved')).toHaveLength(1)
+  })
+
+  it('a WP observed after PS does not regress the order', async () => {
+    const { store, recording } = await withCheckout()
+    await recording.callbacks.notification(paymentNotification('PS'), ctx(5))
+    const late = await recording.callbacks.notification(paymentNotification('WP'), ctx(6))
+    expect(late).toMatchObject({ _tag: 'Recorded', status: 'PS' })
+    expect(await statusOf(recording)).toMatchObject({ code: 'PS', final: true })
+    expect(typesOf(store, STREAM).filter((t) => t === 'StatusObserved')).toHaveLength(1)
+  })
+
+  it('an amount that disagrees with the order is a discrepancy, never applied', async () => {
+    const { store, recording } = await withCheckout()
+    await recording.callbacks.notification(paymentNotification('PS', { order_amount: '5.00' }), ctx(7))
+    expect(typesOf(store, STREAM).slice(3)).toEqual(['NotificationReceived', 'DiscrepancyObserved'])
+    expect(await statusOf(recording)).toMatchObject({ code: 'PI' })
+  })
+
+  it('a verified notification about an unknown order is not recorded (the gateway will retry)', async () => {
+    const { recording } = await withCheckout()
+    const r = await recording.callbacks.notification(paymentNotification('PS', { merchant_order_id: 'NOPE' }), ctx(8))
+    expect(r).toMatchObject({ _tag: 'Unknown' })
+  })
+
+  it('a body without notify_type, or for another merchant, is kept in the unmatched stream', async () => {
+    const { store, recording } = await withCheckout()
+    const a = await recording.callbacks.notification({ hello: 'world' }, ctx(9))
+    const b = await recording.callbacks.notification(paymentNotification('PS', { merchant_id: '140000000000000002' }), ctx(10))
+    expect(a).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
+    expect(b).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
+    expect(typesOf(store, unmatchedCallbacksStream(MERCHANT_ID))).toEqual(['CallbackRejected', 'CallbackRejected'])
+  })
+})
+
+describe('checkout redirects', () => {
+  it('a verified redirect is recorded as evidence and sends the payer on to the merchant page', async () => {
+    const { store, recording } = await withCheckout()
+    const form = signedByGateway({ merchant_id: MERCHANT_ID, merchant_order_id: 'ORD-9', order_id: ORDER_ID, order_amount: '500.00', order_status: 'PS', order_currency: 'THB' })
+    const r = await recording.callbacks.checkoutRedirect(form, ctx(11))
+    expect(r).toEqual({ _tag: 'Recorded', redirectTo: 'https://shop.example/thanks?o=9', status: 'PI' })
+    expect(typesOf(store, STREAM).slice(3)).toEqual(['RedirectReceived'])
+    // evidence only: the status stays what the authority said
+    expect(await statusOf(recording)).toMatchObject({ code: 'PI' })
+  })
+
+  it('a forged redirect is refused and kept', async () => {
+    const { store, recording } = await withCheckout()
+    const form = { ...signedByGateway({ merchant_id: MERCHANT_ID, merchant_order_id: 'ORD-9', order_id: ORDER_ID, order_amount: '500.00', order_status: 'WP', order_currency: 'THB' }), order_status: 'PS' }
+    expect(await recording.callbacks.checkoutRedirect(form, ctx(12))).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
+    expect(typesOf(store, STREAM).slice(3)).toEqual(['CallbackRejected'])
+  })
+})
+
+describe('refund notifications', () => {
+  it('a tracked refund of a paid order is recorded from its notification', async () => {
+    const { store, recording } = await withCheckout()
+    await recording.callbacks.notification(paymentNotification('PS'), ctx(13))
+    const tracked = await recording.refunds.track({ merchant_refund_id: 'RF-1', merchant_order_id: 'ORD-9' }, cause)
+    expect(tracked).toMatchObject({ _tag: 'Ok', status: 'created' })
+    const n = signedByGateway({
+      notify_type: 'REFUND',
+      merchant_id: MERCHANT_ID,
+      merchant_refund_id: 'RF-1',
+      merchant_order_id: 'ORD-9',
+      order_id: ORDER_ID,
+      refund_order_id: '261121000000000077',
+      refund_amount: '200.00',
+      refund_currency: 'THB',
+      refund_status: 'RS',
+      create_time: '2026-11-21 10:10:00',
+    })
+    expect(await recording.callbacks.notification(n, ctx(14))).toMatchObject({ _tag: 'Recorded', status: 'RS' })
+    expect(typesOf(store, `refund-${MERCHANT_ID}-RF-1`)).toEqual(['RefundTracked', 'NotificationReceived', 'RefundStatusObserved', 'RefundRecorded'])
+    const view = await recording.refunds.get('RF-1', false, cause)
+    expect(view).toMatchObject({ _tag: 'Ok', body: { recorded: { refund_amount: '200.00' }, status: { code: 'RS', final: true } } })
+    expect(await recording.refunds.track({ merchant_refund_id: 'RF-1', merchant_order_id: 'OTHER' }, cause)).toMatchObject({ _tag: 'NotFound' })
+    expect(await recording.refunds.track({ merchant_refund_id: 'RF-1', merchant_order_id: 'ORD-9', extra: 1 }, cause)).toMatchObject({ _tag: 'InvalidRequest', violations: [{ path: 'extra' }] })
+  })
+})
