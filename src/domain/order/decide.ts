@@ -165,8 +165,8 @@ type Observation = {
 /**
  * An authoritative observation (notification or query). The same observation twice is one event; one
  * that disagrees with the order is a discrepancy and is not applied; a final status never regresses
- * (a known non-final code after it is dropped, an unknown code is kept but changes nothing, a
- * different final code is a discrepancy).
+ * (after it, a known non-final code records only the callback's evidence, an unknown code is kept but
+ * changes nothing, a different final code is a discrepancy).
  */
 const observe = (o: Observation, s: Order): Decision => {
   const f = o.fields
@@ -183,7 +183,9 @@ const observe = (o: Observation, s: Order): Decision => {
   if (amount === null) return malformed('order_amount', 'must be an amount')
   const classification = classifyPaymentStatus(o.statusTable, f.order_status)
   if (isFinal(s.status) && !classification.needsReview) {
-    if (!classification.final) return nothing
+    // Late and stale: the callback itself is still kept for the audit trail (every callback becomes
+    // an event), but the status does not move. A stale query answer leaves nothing to keep.
+    if (!classification.final) return events(...o.evidence)
     if (classification.code !== s.status.code) return discrepancy([{ field: 'final_status', expected: s.status.code, observed: classification.code }])
   }
   return events(

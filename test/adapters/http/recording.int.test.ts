@@ -148,7 +148,10 @@ describe('recording against the sandbox', () => {
     expect(refreshed.json).toMatchObject({ status: { code: 'PS', final: true, source: 'notification' } })
     const types = (await auditOf('INT-3')).map((e) => e.type)
     expect(types.filter((t) => t === 'StatusObserved')).toHaveLength(2) // the notification's and the query's PS
-    expect(types.at(-1)).toBe('StatusObserved')
+    // the late WP notification is kept for audit, after the PS, without a status change
+    const lateIndex = types.lastIndexOf('NotificationReceived')
+    expect(types.slice(lateIndex)).toEqual(['NotificationReceived', 'StatusObserved'])
+    expect(types.filter((t) => t === 'NotificationReceived')).toHaveLength(2)
   })
 
   it('satang audit prints the same trail from the event store; exit 1 when there is none, 2 on bad input', async () => {

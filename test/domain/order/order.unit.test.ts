@@ -242,8 +242,12 @@ describe('notifications and queries are authority', () => {
 describe('a final status never regresses', () => {
   const paid = [...anAcceptedCheckout(), aStatusObserved({ statusCode: 'PS' })]
 
-  it('WP after PS: no event', () => {
-    given(...paid).when(notified(aPaymentNotification({ order_status: 'WP', complete_time: null }))).thenNothing()
+  it('WP after PS: the notification is kept as evidence, no StatusObserved, the order stays paid; a stale query records nothing', () => {
+    const late = aPaymentNotification({ order_status: 'WP', complete_time: null })
+    const then = given(...paid).when(notified(late))
+    then.thenTypes('NotificationReceived')
+    expect(order(then.state()).status?.code).toBe('PS')
+    given(...paid, ...then.events()).when(notified(late)).thenNothing()
     given(...paid).when(queried(aQueryAnswer({ order_status: 'PI' }))).thenNothing()
   })
   it('a different final status after PS is a discrepancy, not applied', () => {
