@@ -50,9 +50,14 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     return r.right.nextExpectedRevision
   }
 
-  /** `writers` concurrent writers, each with its own pool and streams, appending batches of `size` for `seconds`. */
+  /**
+   * `writers` concurrent writers, each with its own streams, appending batches of `size` for `seconds`.
+   * They share one store with a pool of `writers` connections, as concurrent requests of one satang
+   * process do (one store per process: one wake-up notifier, one statement cache per connection).
+   */
   const appendRun = async (label: string, writers: number, size: number, seconds: number): Promise<number> => {
-    const ws = Array.from({ length: writers }, () => newStore())
+    const shared = newStore(Math.max(2, writers))
+    const ws = Array.from({ length: writers }, () => shared)
     const deadline = performance.now() + seconds * 1000
     const started = performance.now()
     const counts = await Promise.all(
