@@ -93,7 +93,7 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
   const pool = makePostgresPool({ url: embedded.url }, log)
   return {
     pool,
-    description: `embedded PostgreSQL on 127.0.0.1:${String(embedded.port)}, data in ${embedded.dataDir} (${embedded.initialised ? 'new cluster initialised' : 'existing data reused'})`,
+    description: `embedded PostgreSQL on 127.0.0.1:${String(embedded.port)}, data in ${embedded.dataDir} (${embedded.initialised ? 'new cluster initialised' : embedded.adopted ? 'existing data reused; server left running by a previous satang taken over' : 'existing data reused'})`,
     close: async () => {
       await pool.end()
       await embedded.stop()

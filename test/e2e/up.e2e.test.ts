@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -63,6 +63,32 @@ describe('satang up on embedded defaults', () => {
       expect(E.isRight(read) && read.right.map((i) => (E.isRight(i) ? i.right.type : 'undecodable'))).toEqual(['MarkerWritten'])
     } finally {
       expect(await second.stop('SIGINT')).toBe(0)
+    }
+  })
+
+  it('after satang was killed (SIGKILL), the next start takes over the embedded server it left running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'satang-up-killed-'))
+    chmodSync(dir, 0o755)
+    try {
+      const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(await freePort()), SATANG_HTTP_PORT: String(await freePort()), SATANG_SANDBOX_PORT: String(await freePort()) })
+      const killed = startSatangProcess(['up'], { env, cwd: dir })
+      await killed.waitFor(/satang: up\./, 90_000)
+      await killed.stop('SIGKILL')
+      const pidFile = join(dir, '.satang', 'postgres', 'postmaster.pid')
+      expect(existsSync(pidFile)).toBe(true) // the server outlived the process that started it
+
+      const next = startSatangProcess(['up'], { env, cwd: dir })
+      try {
+        await next.waitFor(/satang: up\./, 90_000)
+        expect(next.stdout()).toContain('server left running by a previous satang taken over')
+        const health = await fetch(`http://127.0.0.1:${String(env['SATANG_HTTP_PORT'])}/healthz`)
+        expect(health.status).toBe(200)
+      } finally {
+        expect(await next.stop('SIGTERM')).toBe(0)
+      }
+      expect(existsSync(pidFile)).toBe(false) // and the clean stop stopped the adopted server too
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

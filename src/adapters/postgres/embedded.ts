@@ -1,4 +1,4 @@
-import { access, mkdir, readdir } from 'node:fs/promises'
+import { access, mkdir, readFile, readdir } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -28,6 +28,8 @@ export type EmbeddedPostgres = {
   readonly dataDir: string
   /** True when this start created the cluster, false when it reused the data folder. */
   readonly initialised: boolean
+  /** True when the server was already running (left behind by a process that did not stop it) and was taken over. */
+  readonly adopted: boolean
   readonly stop: () => Promise<void>
 }
 
@@ -64,6 +66,42 @@ const ensureDatabase = async (connection: { port: number; user: string; password
   } finally {
     await client.end()
   }
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: it exists but belongs to someone we may not signal — still alive.
+    return typeof e === 'object' && e !== null && 'code' in e && e.code === 'EPERM'
+  }
+}
+
+/**
+ * A server this data folder's `postmaster.pid` names and that still runs: what a satang killed without
+ * a clean stop (SIGKILL, OOM, power to the terminal) leaves behind. Lines 1 and 4 of the file are the
+ * server's pid and port (PostgreSQL's documented layout).
+ */
+const leftRunning = async (dataDir: string): Promise<{ readonly pid: number; readonly port: number } | null> => {
+  const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch((e: unknown) => {
+    if (typeof e === 'object' && e !== null && 'code' in e && e.code === 'ENOENT') return null
+    throw e
+  })
+  if (text === null) return null
+  const lines = text.split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null
+  return { pid, port }
+}
+
+/** Fast shutdown (SIGINT) of a server we adopted, waiting until it is gone. */
+const stopAdopted = async (pid: number, log: Logger): Promise<void> => {
+  if (!isAlive(pid)) return
+  process.kill(pid, 'SIGINT')
+  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) await new Promise((r) => setTimeout(r, 100))
+  if (isAlive(pid)) log.warn({ pid }, 'embedded PostgreSQL did not stop within 30 s')
 }
 
 const OWNED_SIGNALS: ReadonlyArray<NodeJS.Signals> = ['SIGHUP', 'SIGINT', 'SIGTERM']
@@ -108,6 +146,21 @@ export const startEmbeddedPostgres = (deps: { readonly log: Logger }, config: Em
     if (!initialised && (await exists(dataDir)) && (await readdir(dataDir)).length > 0) {
       return E.left(fail(`${dataDir} is not empty and holds no PostgreSQL cluster; refusing to initialise it`))
     }
+    const url = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${String(port)}/${encodeURIComponent(database)}`
+    const orphan = initialised ? await leftRunning(dataDir) : null
+    if (orphan !== null) {
+      if (orphan.port !== port) {
+        return E.left(fail(`a PostgreSQL server (pid ${String(orphan.pid)}) already runs on ${dataDir} at port ${String(orphan.port)}, not ${String(port)}; stop it or configure port ${String(orphan.port)}`))
+      }
+      // Left behind by a satang that did not stop cleanly: adopt it rather than fail on a taken port.
+      log.warn({ dataDir, pid: orphan.pid, port }, 'embedded PostgreSQL left running by a previous satang; reusing it')
+      try {
+        await ensureDatabase({ port, user, password }, database)
+      } catch (cause) {
+        return E.left(fail(`a PostgreSQL server (pid ${String(orphan.pid)}) runs on ${dataDir} but does not answer on port ${String(port)}`, cause))
+      }
+      return E.right({ url, port, dataDir, initialised: false, adopted: true, stop: () => stopAdopted(orphan.pid, log) })
+    }
     if (!(await portIsFree(port))) {
       return E.left(fail(`port ${String(port)} on 127.0.0.1 is in use; configure another port for embedded PostgreSQL`))
     }
@@ -150,7 +203,6 @@ export const startEmbeddedPostgres = (deps: { readonly log: Logger }, config: Em
       return E.left(fail(`embedded PostgreSQL did not start (data ${dataDir}, port ${String(port)}): ${recent.slice(-5).join(' | ')}`, cause))
     }
     log.info({ dataDir, port, initialised: !initialised }, 'embedded PostgreSQL started')
-    const url = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${String(port)}/${encodeURIComponent(database)}`
-    return E.right({ url, port, dataDir, initialised: !initialised, stop: () => server.stop() })
+    return E.right({ url, port, dataDir, initialised: !initialised, adopted: false, stop: () => server.stop() })
   }
 }
