@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
 import { registerErrorShapes } from './errors.ts'
+import { registerOpenApi, registerOpenApiRoute } from './openapi.ts'
 
 /** A dependency `/healthz` reports on: a name and a probe that rejects or returns an error text when down. */
 export type HealthCheck = { readonly name: string; readonly check: () => Promise<string | null> }
@@ -62,7 +63,12 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
 
   app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.metrics()))
 
-  for (const register of deps.routes ?? []) register(app)
+  // The OpenAPI document of `/v1` (`GET /v1/openapi.json`) is built from the routes added once the plugin has loaded.
+  registerOpenApi(app, deps.version)
+  app.after(() => {
+    registerOpenApiRoute(app)
+    for (const register of deps.routes ?? []) register(app)
+  })
 
   return app
 }
