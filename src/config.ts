@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { ApiTokens } from './adapters/http/api-tokens.ts'
 import { canonicalizers } from './domain/gateway/canonical.ts'
+import { StatusTableCodec, type StatusTable } from './domain/gateway/statuses.ts'
 
 /**
  * satang's configuration: environment variables and/or a JSON config file (`SATANG_CONFIG`), whose
@@ -75,6 +76,30 @@ const codeList = new t.Type<ReadonlyArray<number>, string, unknown>(
   (codes) => codes.join(','),
 )
 
+/** A JSON object of extra status codes (`{"PF":{"meaning":"payment failed","outcome":"failed"}}`). */
+const statusTableJson = new t.Type<StatusTable, string, unknown>(
+  'StatusTableJson',
+  StatusTableCodec.is,
+  (u, c) => {
+    let parsed: unknown = u
+    if (typeof u === 'string') {
+      try {
+        parsed = JSON.parse(u)
+      } catch {
+        return t.failure(u, c, 'must be a JSON object of status codes, e.g. {"PF":{"meaning":"payment failed","outcome":"failed"}}')
+      }
+    }
+    const decoded = StatusTableCodec.decode(parsed)
+    if (E.isRight(decoded)) return t.success(decoded.right)
+    const rules = decoded.left.map((e) => {
+      const path = e.context.map((x) => x.key).filter((k) => k !== '').join('.')
+      return `${path === '' ? '' : `${path}: `}${e.message ?? 'must be { meaning, outcome: pending|succeeded|failed }'}`
+    })
+    return t.failure(u, c, [...new Set(rules)].join('; '))
+  },
+  (table) => JSON.stringify(table),
+)
+
 /** Points after which `SATANG_FAULT_CRASH_AFTER` kills the process (test/fault injection only). */
 export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer'] as const
 
@@ -100,6 +125,8 @@ const settings = {
   SATANG_GATEWAY_QUERY_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 20), default: '4', doc: 'attempts for a gateway query (creates are never retried)' },
   SATANG_GATEWAY_RETRY_BASE_MS: { codec: intInRange('Milliseconds', 1, 60_000), default: '200', doc: 'first backoff delay of query retries' },
   SATANG_GATEWAY_RETRY_MAX_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '5000', doc: 'backoff cap of query retries' },
+  SATANG_PAYMENT_STATUSES: { codec: statusTableJson, default: undefined, doc: 'extra payment status codes as JSON {"XX":{"meaning":"…","outcome":"pending|succeeded|failed"}}; WP, PI and PS cannot be redefined; with the built-in sandbox its failed status PF is added' },
+  SATANG_REFUND_STATUSES: { codec: statusTableJson, default: undefined, doc: 'extra refund status codes, same shape; RS cannot be redefined' },
   SATANG_GATEWAY_NOT_FOUND_CODES: { codec: codeList, default: '404001', doc: 'gateway error codes that mean "no such order" (a create that never arrived)' },
   SATANG_PUBLIC_URL: { codec: url(['http', 'https']), default: undefined, doc: "base URL at which the gateway reaches satang's /callbacks; unset = http://SATANG_HTTP_HOST:SATANG_HTTP_PORT" },
   SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },

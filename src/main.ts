@@ -10,7 +10,7 @@ import type { CallbackUrls, CrashPoint, RecordingDeps } from './application/deps
 import { decodeConfig, formatConfigErrors, type Config } from './config.ts'
 import type { EventStore } from './domain/event-store.ts'
 import { canonicalizers, satangCanonicalV1 } from './domain/gateway/canonical.ts'
-import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE } from './domain/gateway/statuses.ts'
+import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE, extendStatusTable, type StatusTable } from './domain/gateway/statuses.ts'
 import { makeLogger, type Logger } from './logger.ts'
 import { loadOrCreateKeyPair, loadOrCreateToken } from './local-secrets.ts'
 import { makeEsdbEventStore } from './adapters/eventstore/esdb.ts'
@@ -302,8 +302,28 @@ export type Running = {
   readonly stop: () => Promise<void>
 }
 
+/** The built-in sandbox's status for a failed payment (its `failedStatus` setting's default). */
+const SANDBOX_FAILED_STATUS: StatusTable = { PF: { meaning: 'payment failed (the built-in sandbox)', outcome: 'failed' } }
+
+/**
+ * The spec's status codes plus the configured ones (`SATANG_PAYMENT_STATUSES`, `SATANG_REFUND_STATUSES`).
+ * With the built-in sandbox as the gateway, its failed status is known too unless configured otherwise.
+ */
+export const statusTables = (config: Config): { readonly payment: StatusTable; readonly refund: StatusTable } => {
+  const builtInSandbox = config.SATANG_GATEWAY_BASE_URL === undefined
+  const payment = extendStatusTable(DEFAULT_PAYMENT_STATUS_TABLE, { ...(builtInSandbox ? SANDBOX_FAILED_STATUS : {}), ...(config.SATANG_PAYMENT_STATUSES ?? {}) })
+  const refund = extendStatusTable(DEFAULT_REFUND_STATUS_TABLE, config.SATANG_REFUND_STATUSES ?? {})
+  const problems = [
+    ...(E.isLeft(payment) ? payment.left.map((p) => `SATANG_PAYMENT_STATUSES: ${p}`) : []),
+    ...(E.isLeft(refund) ? refund.left.map((p) => `SATANG_REFUND_STATUSES: ${p}`) : []),
+  ]
+  if (E.isLeft(payment) || E.isLeft(refund)) throw new StartupError(['satang: invalid configuration:', ...problems.map((p) => `  ${p}`)].join('\n'))
+  return { payment: payment.right, refund: refund.right }
+}
+
 /** `satang up`: database (embedded by default), migrations, event store, gateway (or the sandbox), HTTP service. */
 export const startSatang = async (config: Config, log: Logger): Promise<Running> => {
+  const tables = statusTables(config) // fails fast, before anything starts
   const db = await openDatabase(config, log)
   const closers: Array<() => Promise<void>> = [db.close]
   const stop = async (): Promise<void> => {
@@ -330,7 +350,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
         if (callbacks.urls === undefined) throw new Error('callback URLs are known once the HTTP service listens')
         return callbacks.urls
       },
-      statusTables: { payment: DEFAULT_PAYMENT_STATUS_TABLE, refund: DEFAULT_REFUND_STATUS_TABLE },
+      statusTables: tables,
       now: () => new Date(),
       newId: randomUUID,
       sleep: abortableSleep,
