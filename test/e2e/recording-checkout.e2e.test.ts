@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMerchantServer, type MerchantServer } from '../adapters/sandbox/support.ts'
 import { runCli } from '../support/cli.ts'
 import { freePort } from '../support/ports.ts'
-import { startSatangProcess, type SatangProcess } from '../support/process.ts'
+import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
 
 /**
  * Acceptance (issue 5): `satang up` on embedded defaults — embedded PostgreSQL, the merchant API, and
@@ -24,11 +24,7 @@ const workDir = mkdtempSync(join(tmpdir(), 'satang-rec-e2e-'))
 // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data folder.
 chmodSync(workDir, 0o755)
 
-const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
-  return { ...env, SATANG_LOG_LEVEL: 'warn', ...extra }
-}
+const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', ...extra })
 
 type AuditEvent = {
   type: string

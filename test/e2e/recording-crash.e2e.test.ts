@@ -7,7 +7,7 @@ import type { Sandbox } from '../../src/adapters/sandbox/sandbox.ts'
 import { freshDatabase } from '../adapters/http/database.ts'
 import { control, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, startSandbox } from '../adapters/sandbox/support.ts'
 import { freePort } from '../support/ports.ts'
-import { startSatangProcess, type SatangProcess } from '../support/process.ts'
+import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
 
 /**
  * Acceptance (issue 5): satang is killed (SIGKILL, via the test-only SATANG_FAULT_CRASH_AFTER) after
@@ -23,11 +23,8 @@ let sandbox: Sandbox
 
 type AuditEvent = { type: string; source: string; data: Record<string, unknown> }
 
-const baseEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
-  return {
-    ...env,
+const baseEnv = (): NodeJS.ProcessEnv =>
+  envWithoutSatangSettings({
     SATANG_LOG_LEVEL: 'warn',
     SATANG_DATABASE_URL: db.url,
     SATANG_GATEWAY_BASE_URL: sandbox.url,
@@ -39,8 +36,7 @@ const baseEnv = (): NodeJS.ProcessEnv => {
     // "not found" is trusted once a create can no longer be in flight: one gateway timeout after it was recorded
     SATANG_GATEWAY_TIMEOUT_MS: '1000',
     SATANG_RESOLVE_BASE_MS: '100',
-  }
-}
+  })
 
 /** Starts `satang up`; returns the process and its API URL once it is up. */
 const up = async (extra: Record<string, string> = {}): Promise<{ proc: SatangProcess; url: string }> => {

@@ -8,7 +8,7 @@ import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.t
 import { silentLogger } from '../../src/logger.ts'
 import { runCli } from '../support/cli.ts'
 import { freePort } from '../support/ports.ts'
-import { startSatangProcess } from '../support/process.ts'
+import { envWithoutSatangSettings, startSatangProcess } from '../support/process.ts'
 
 // `npm start` = `satang up` on a machine with no database configured: embedded PostgreSQL in the
 // data folder; a second start reuses the data.
@@ -17,12 +17,7 @@ const workDir = mkdtempSync(join(tmpdir(), 'satang-up-'))
 chmodSync(workDir, 0o755)
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
-// The variables a developer's shell might have must not leak into this test's configuration.
-const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
-  return { ...env, SATANG_LOG_LEVEL: 'warn', ...extra }
-}
+const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', ...extra })
 
 describe('satang up on embedded defaults', () => {
   it('starts embedded PostgreSQL, serves /healthz, and a second start reuses the data', async () => {

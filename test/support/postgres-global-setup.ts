@@ -1,5 +1,4 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -7,6 +6,7 @@ import { Client } from 'pg'
 import type { TestProject } from 'vitest/node'
 import { startEmbeddedPostgres } from '../../src/adapters/postgres/embedded.ts'
 import { makeLogger } from '../../src/logger.ts'
+import { freePort } from './ports.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,17 +24,6 @@ const reachable = async (url: string): Promise<boolean> => {
     () => false,
   )
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 /**
  * The int tests' PostgreSQL: `SATANG_TEST_DATABASE_URL`, else the local server on 5432, else an

@@ -1,6 +1,16 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { SATANG_BIN } from './cli.ts'
 
+/**
+ * The test process's environment without any `SATANG_*` setting (a developer's shell must not leak into
+ * a test's configuration), plus `extra`.
+ */
+export const envWithoutSatangSettings = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
+  return { ...env, ...extra }
+}
+
 /** A long-running `satang` child process whose output the test can wait on. */
 export type SatangProcess = {
   readonly child: ChildProcessWithoutNullStreams

@@ -7,19 +7,9 @@ import { Client } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmbeddedPostgres } from '../../../src/adapters/postgres/embedded.ts'
 import { silentLogger } from '../../../src/logger.ts'
+import { freePort } from '../../support/ports.ts'
 
 const log = silentLogger()
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 const sql = async (url: string, text: string): Promise<ReadonlyArray<Record<string, unknown>>> => {
   const client = new Client({ connectionString: url })

@@ -11,6 +11,7 @@ import { startSatang, type Running } from '../../../src/main.ts'
 import { silentLogger } from '../../../src/logger.ts'
 import { control, gatewayPrivateKey, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../sandbox/support.ts'
 import { runCli } from '../../support/cli.ts'
+import { envWithoutSatangSettings } from '../../support/process.ts'
 import { freshDatabase } from './database.ts'
 
 /**
@@ -155,9 +156,7 @@ describe('recording against the sandbox', () => {
   })
 
   it('satang audit prints the same trail from the event store; exit 1 when there is none, 2 on bad input', async () => {
-    const env: NodeJS.ProcessEnv = {}
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) env[k] = v
-    Object.assign(env, { SATANG_DATABASE_URL: db.url, SATANG_MERCHANT_ID: MERCHANT_ID, SATANG_LOG_LEVEL: 'warn' })
+    const env = envWithoutSatangSettings({ SATANG_DATABASE_URL: db.url, SATANG_MERCHANT_ID: MERCHANT_ID, SATANG_LOG_LEVEL: 'warn' })
     const json = await runCli(['audit', 'INT-1', '--json'], { env, cwd: dir })
     expect(json.code).toBe(0)
     const trail = JSON.parse(json.stdout) as { stream: string; events: ReadonlyArray<AuditEvent> }
