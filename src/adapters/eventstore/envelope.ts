@@ -95,3 +95,13 @@ export const decodeEvent = (raw: RawEvent): ReadItem => {
 
 /** Left-pads an unsigned decimal to 20 digits (the width of a uint64), so positions compare as strings. */
 export const pad20 = (digits: string): string => digits.padStart(20, '0')
+
+/** Waits `ms`, or less when `interrupt` is handed a wake function and calls it (a subscriber woken by new events or by stop). */
+export const sleep = (ms: number, interrupt?: (wake: () => void) => void): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    interrupt?.(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })

@@ -67,7 +67,7 @@ import type {
   SubscriptionHandler,
 } from '../../domain/event-store.ts'
 import type { Logger } from '../../logger.ts'
-import { decodeEvent, isReservedMetadataKey, pad20, validateAppend } from './envelope.ts'
+import { decodeEvent, isReservedMetadataKey, pad20, sleep, validateAppend } from './envelope.ts'
 
 export type EsdbEventStoreConfig = {
   /** For example `esdb://localhost:2113?tls=false`. May carry credentials: never logged. */
@@ -152,15 +152,6 @@ const toItem = (e: Recorded): ReadItem => {
     recordedAt: e.created,
   })
 }
-
-const sleep = (ms: number, interrupt?: (wake: () => void) => void): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    interrupt?.(() => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
 
 /** The EventStoreDB event store; opens its own client from the connection string. */
 export const makeEsdbEventStore = (deps: { readonly log: Logger }, config: EsdbEventStoreConfig): EventStore => {

@@ -56,7 +56,7 @@ import type {
 import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../postgres/errors.ts'
 import { isValidSchemaName } from '../postgres/migrations/eventstore.ts'
-import { decodeEvent, pad20, validateAppend } from './envelope.ts'
+import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 
 export type PostgresEventStoreConfig = {
@@ -160,15 +160,6 @@ const fnv1a = (s: string): string => {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0
   return h.toString(36)
 }
-
-const sleep = (ms: number, wake?: (resolve: () => void) => void): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    wake?.(() => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
 
 /** The PostgreSQL event store. Run `migrateEventStore` for the same schema first. */
 export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: PostgresEventStoreConfig = {}): EventStore => {
