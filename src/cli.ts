@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander'
 import pkg from '../package.json' with { type: 'json' }
 import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
+import { registerProjectCommand } from './cli/project.ts'
+import { registerReportCommand } from './cli/report.ts'
 import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
 import { registerUpCommands } from './cli/up.ts'
@@ -16,6 +18,8 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerUpCommands(program, setExitCode)
   registerSignatureCommands(program, setExitCode)
   registerSandboxCommand(program, setExitCode)
+  registerProjectCommand(program, setExitCode)
+  registerReportCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
   return program
 }

@@ -101,7 +101,7 @@ const statusTableJson = new t.Type<StatusTable, string, unknown>(
 )
 
 /** Points after which `SATANG_FAULT_CRASH_AFTER` kills the process (test/fault injection only). */
-export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer'] as const
+export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer', 'ProjectionBatch'] as const
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -133,7 +133,9 @@ const settings = {
   SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
   SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
-  SATANG_FAULT_CRASH_AFTER: { codec: oneOf('CrashPoint', CRASH_POINTS), default: undefined, doc: 'fault injection for tests only: SIGKILL the process right after PaymentRequested is stored (nothing sent) or right after the gateway answered a create (outcome not stored)' },
+  SATANG_PROJECTOR: { codec: oneOf('OnOff', ['on', 'off'] as const), default: 'on', doc: 'run the projector (read models) inside satang up; off when a separate satang project process runs it' },
+  SATANG_PROJECTOR_BATCH_SIZE: { codec: intInRange('Events', 1, 50_000), default: '5000', doc: 'events per projector batch (one transaction per projection per batch)' },
+  SATANG_FAULT_CRASH_AFTER: { codec: oneOf('CrashPoint', CRASH_POINTS), default: undefined, doc: 'fault injection for tests only: SIGKILL the process right after PaymentRequested is stored (nothing sent), right after the gateway answered a create (outcome not stored), or in the middle of the third projector batch (ProjectionBatch: one projection written, not committed)' },
 } as const
 
 type Settings = typeof settings

@@ -20,12 +20,15 @@ import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, type Verifier 
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from './adapters/http/api-tokens.ts'
 import { CALLBACK_PATHS, registerCallbackRoutes } from './adapters/http/callback-routes.ts'
 import { makeHttpServer, makeMetricsRegistry } from './adapters/http/server.ts'
+import { registerLedgerRoutes } from './adapters/http/ledger-routes.ts'
 import { registerV1Routes } from './adapters/http/v1-routes.ts'
 import { startEmbeddedPostgres } from './adapters/postgres/embedded.ts'
 import { makeKnex, makePostgresPool } from './adapters/postgres/knex.ts'
 import { migrateEventStore } from './adapters/postgres/migrations/eventstore.ts'
 import { loadOrCreateGatewayKey } from './adapters/sandbox/keys.ts'
 import { makeSandbox } from './adapters/sandbox/sandbox.ts'
+import { PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, projectionStatus, startProjector, type Projector, type ReadModels } from './projections/index.ts'
+import { Gauge, type Registry } from 'prom-client'
 
 /**
  * The composition root: the only module that reads the environment and wires adapters from config.
@@ -33,6 +36,7 @@ import { makeSandbox } from './adapters/sandbox/sandbox.ts'
  */
 
 export const EVENT_STORE_SCHEMA = 'eventstore'
+export { READ_MODEL_SCHEMA }
 
 /** Start-up could not proceed; the message is for the operator and never carries a secret. */
 export class StartupError extends Error {
@@ -119,16 +123,91 @@ export const openDatabaseForTool = async (config: Config, log: Logger): Promise<
   return openDatabase(config, log)
 }
 
-/** Applies every pending migration. Safe to run repeatedly and from several processes at once. */
-export const migrate = async (db: Database, log: Logger): Promise<void> => {
-  const knex = makeKnex(db.pool)
-  try {
-    const done = await migrateEventStore({ db: knex, log }, { schema: EVENT_STORE_SCHEMA })()
-    if (E.isLeft(done)) throw new StartupError(`migration of the event store failed: ${done.left.cause instanceof Error ? done.left.cause.message : done.left.operation}`)
-  } finally {
-    // the pool belongs to the caller; knex only borrowed it
-    await knex.destroy().catch((e: unknown) => log.debug({ err: e }, 'knex destroy'))
+/**
+ * Applies every pending migration: the event store's (when it lives in PostgreSQL) and the read
+ * models' (knex migrations in `satang`). Safe to run repeatedly and from several processes at once.
+ * Returns the names of the read-model migrations applied.
+ */
+export const migrate = async (db: Database, log: Logger, config?: Pick<Config, 'SATANG_EVENT_STORE'>): Promise<ReadonlyArray<string>> => {
+  if (config?.SATANG_EVENT_STORE !== 'eventstoredb') {
+    const knex = makeKnex(db.pool)
+    try {
+      const done = await migrateEventStore({ db: knex, log }, { schema: EVENT_STORE_SCHEMA })()
+      if (E.isLeft(done)) throw new StartupError(`migration of the event store failed: ${done.left.cause instanceof Error ? done.left.cause.message : done.left.operation}`)
+    } finally {
+      // the pool belongs to the caller; knex only borrowed it
+      await knex.destroy().catch((e: unknown) => log.debug({ err: e }, 'knex destroy'))
+    }
   }
+  try {
+    return await migrateReadModels({ pool: db.pool, log }, { schema: READ_MODEL_SCHEMA, projections: PROJECTIONS })
+  } catch (e) {
+    throw new StartupError(`migration of the read models failed: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+/** The read models of this database, for code that reads them. */
+export const readModelsOf = (db: Database): ReadModels => ({ pool: db.pool, schema: READ_MODEL_SCHEMA })
+
+/** Projection lag on `/metrics` (`satang_projection_*`), read from the checkpoints at each scrape. */
+export const registerProjectionMetrics = (registry: Registry, store: EventStore, db: Database, log: Logger): void => {
+  let cached: { at: number; value: Promise<Awaited<ReturnType<typeof projectionStatus>>> } | undefined
+  const statuses = async (): Promise<Awaited<ReturnType<typeof projectionStatus>>> => {
+    const now = Date.now()
+    if (cached === undefined || now - cached.at > 1000) cached = { at: now, value: projectionStatus(store, db.pool, READ_MODEL_SCHEMA, PROJECTIONS) }
+    return cached.value.catch((e: unknown) => {
+      log.warn({ err: e }, 'projection status unavailable for /metrics')
+      return []
+    })
+  }
+  const gauge = (name: string, help: string, value: (s: Awaited<ReturnType<typeof projectionStatus>>[number]) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        for (const s of await statuses()) this.set({ projection: s.name }, value(s))
+      },
+    })
+  }
+  gauge('satang_projection_lag_events', 'events in the log after the projection checkpoint (capped at 1,000,000)', (s) => s.eventsBehind)
+  gauge('satang_projection_lag_seconds', 'age of the oldest event the projection has not applied (0 when caught up)', (s) => s.secondsBehind)
+  gauge('satang_projection_events_applied', 'events applied by the projection since it was built', (s) => s.eventsApplied)
+  gauge('satang_projection_failed', '1 when the projection stopped on an event it cannot apply (see satang project --status)', (s) => (s.state === 'failed' ? 1 : 0))
+}
+
+/** The event table the projections may copy payloads from: only when the log is PostgreSQL in the same database. */
+export const eventTableFor = (config: Pick<Config, 'SATANG_EVENT_STORE'>): string | undefined =>
+  config.SATANG_EVENT_STORE === 'eventstoredb' ? undefined : `"${EVENT_STORE_SCHEMA}".events`
+
+/** `{ eventTable }` for the projector and rebuilds, or nothing. */
+export const withEventTable = (config: Pick<Config, 'SATANG_EVENT_STORE'>): { readonly eventTable?: string } => {
+  const eventTable = eventTableFor(config)
+  return eventTable === undefined ? {} : { eventTable }
+}
+
+/** The projector over every read model, as `satang up` and `satang project` run it. */
+export const runProjector = (config: Config, store: EventStore, db: Database, log: Logger): Projector => {
+  const crash = config.SATANG_FAULT_CRASH_AFTER === 'ProjectionBatch'
+  if (crash) log.warn('SATANG_FAULT_CRASH_AFTER=ProjectionBatch: this process kills itself in the middle of the third projector batch (tests only)')
+  return startProjector(
+    {
+      store,
+      pool: db.pool,
+      log,
+      ...(crash
+        ? {
+            crashHook: (projection: string, batch: number) => {
+              if (batch < 3) return
+              log.warn({ projection, batch }, 'SATANG_FAULT_CRASH_AFTER=ProjectionBatch: killing the process before this projection commits')
+              process.kill(process.pid, 'SIGKILL')
+            },
+          }
+        : {}),
+    },
+    { schema: READ_MODEL_SCHEMA, projections: PROJECTIONS, batchSize: config.SATANG_PROJECTOR_BATCH_SIZE, ...withEventTable(config) },
+  )
 }
 
 export const makeEventStore = (config: Config, db: Database, log: Logger): EventStore =>
@@ -330,10 +409,14 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
     for (const close of closers.reverse()) await close()
   }
   try {
-    await migrate(db, log)
+    await migrate(db, log, config)
     if (config.SATANG_FAULT_CRASH_AFTER !== undefined) log.warn({ point: config.SATANG_FAULT_CRASH_AFTER }, 'SATANG_FAULT_CRASH_AFTER is set: this process kills itself at that point (tests only)')
     const store = makeEventStore(config, db, log)
     closers.push(store.close)
+    if (config.SATANG_PROJECTOR === 'on') {
+      const projector = runProjector(config, store, db, log)
+      closers.push(projector.stop)
+    }
     const gateway = await connectGateway(config, log)
     closers.push(gateway.close)
     const tokens = await apiTokens(config)
@@ -364,9 +447,11 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
       },
       crashPoint: crashPointOf(config, log),
       stopping: stopping.signal,
+      readModels: readModelsOf(db),
     }
     const recording = makeRecording(deps)
     const metrics = makeMetricsRegistry()
+    registerProjectionMetrics(metrics, store, db, log)
     const app = makeHttpServer({
       log,
       version: pkg.version,
@@ -380,7 +465,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
           },
         },
       ],
-      routes: [registerV1Routes({ recording, tokens: makeTokenMatcher(tokens.tokens) }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics })],
+      routes: [registerV1Routes({ recording, tokens: makeTokenMatcher(tokens.tokens) }), registerLedgerRoutes({ readModels: readModelsOf(db), tokens: makeTokenMatcher(tokens.tokens) }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics })],
     })
     const httpUrl = await app.listen({ host: config.SATANG_HTTP_HOST, port: config.SATANG_HTTP_PORT })
     closers.push(() => app.close())

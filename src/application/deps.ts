@@ -1,3 +1,4 @@
+import type { ReadModels } from '../projections/types.ts'
 import type { GatewayError } from '../adapters/gateway/errors.ts'
 import type { MerchantCalls } from '../adapters/gateway/merchant-calls.ts'
 import type { Verifier } from '../adapters/gateway/signing.ts'
@@ -55,6 +56,8 @@ export type RecordingDeps = {
   readonly crashPoint: (point: CrashPoint) => void
   /** Aborted when satang stops: background resolution ends. */
   readonly stopping: AbortSignal
+  /** The read models (projections), where reads are served from them; absent in unit tests of recording. */
+  readonly readModels?: ReadModels
 }
 
 /** Who caused a chain of events: the merchant API request or callback that started it. */

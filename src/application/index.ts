@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { orderStreamName } from '../domain/order/index.ts'
 import { refundStreamName } from '../domain/refund/index.ts'
 import { subscriptionStreamName } from '../domain/subscription/index.ts'
-import { auditTrail } from './audit.ts'
+import { readAuditTrail } from './audit.ts'
 import { makeCallbacks, type Callbacks } from './callbacks.ts'
 import type { RecordingDeps } from './deps.ts'
 import { makePayments, type Payments } from './payments.ts'
@@ -39,7 +39,7 @@ export const makeRecording = (deps: RecordingDeps): Recording => {
   const resolver = makeResolver(deps)
   const audit = async (kind: AuditKind, id: string): Promise<ApiResult> => {
     if (id === '' || id.length > 64) return { _tag: 'InvalidRequest', violations: [{ path: 'id', rule: 'must be 1 to 64 characters' }] }
-    const trail = await auditTrail(deps.store, streamOf(kind, deps.merchantId, id))()
+    const trail = await readAuditTrail(deps, streamOf(kind, deps.merchantId, id))()
     if (E.isLeft(trail)) return unavailable('the event store could not be read')
     return trail.right === undefined ? notFound(`no ${kind} ${id}`) : ok({ kind, id, stream: trail.right.stream, events: trail.right.events.map((e) => ({ ...e })) })
   }

@@ -1,16 +1,22 @@
+import { writeFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { auditTrail, type AuditEntry, type AuditUndecodable } from '../application/audit.ts'
+import { verifyEventChain, type ChainBreak, type ChainVerification, type StreamHead } from '../adapters/eventstore/chain.ts'
+import { readAuditTrail, type AuditEntry, type AuditUndecodable } from '../application/audit.ts'
 import { streamOf, type AuditKind } from '../application/index.ts'
 import { checkMerchantId } from '../adapters/sandbox/merchants.ts'
+import type { Config } from '../config.ts'
 import { parseOrderStreamName } from '../domain/order/index.ts'
 import { parseRefundStreamName } from '../domain/refund/index.ts'
 import { parseSubscriptionStreamName } from '../domain/subscription/index.ts'
-import { StartupError, loadConfig, makeEventStore, merchantIdOf, openDatabaseForTool, rootLogger } from '../main.ts'
-import { EXIT, UsageError } from './io.ts'
+import type { Logger } from '../logger.ts'
+import { EVENT_STORE_SCHEMA, StartupError, makeEventStore, merchantIdOf, openDatabaseForTool, readModelsOf, type Database } from '../main.ts'
+import { configOrUsage, quietLogger } from './tool-config.ts'
+import { EXIT, UsageError, readTextFile } from './io.ts'
 
 type AuditOptions = { kind?: string; merchantId?: string; json?: boolean }
+type VerifyOptions = { json?: boolean; saveHeads?: string; against?: string; expectDigest?: string; quiet?: boolean }
 
 const KINDS: ReadonlyArray<AuditKind> = ['order', 'refund', 'subscription']
 const isKind = (s: string): s is AuditKind => (KINDS as ReadonlyArray<string>).includes(s)
@@ -31,65 +37,226 @@ const lineOf = (e: AuditEntry | AuditUndecodable): string => {
   return `${parts.filter((p) => p !== '').join('  ')}\n    ${JSON.stringify(e.data)}`
 }
 
-/** `satang audit <id>`: the audit trail of an order, refund or subscription, from the event store. */
+/** Opens the database as `satang audit` does; null (exit code set) when it cannot be reached. */
+const openOrFail = async (config: Config, log: Logger, setExitCode: (code: number) => void): Promise<Database | null> => {
+  try {
+    return await openDatabaseForTool(config, log)
+  } catch (e) {
+    if (!(e instanceof StartupError)) throw e
+    process.stderr.write(`satang: ${e.message}\n`)
+    setExitCode(EXIT.failure)
+    return null
+  }
+}
+
+/** `satang audit <id>`: the trail, from the `audit_log` read model completed from the event store (or the store alone). */
+const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: number) => void): Promise<void> => {
+  if (opts.kind !== undefined && !isKind(opts.kind)) throw new UsageError(`--kind must be order, refund or subscription, got ${JSON.stringify(opts.kind)}`)
+  if (opts.merchantId !== undefined && E.isLeft(checkMerchantId(opts.merchantId))) throw new UsageError(`--merchant-id must be 18 digits starting with 14`)
+  const config = await configOrUsage()
+  const given = opts.kind === undefined ? asStreamName(id) : null
+  let stream: string
+  if (given !== null) stream = given
+  else {
+    const merchantId = opts.merchantId ?? merchantIdOf(config)
+    if (merchantId === undefined) throw new UsageError('--merchant-id is needed (SATANG_MERCHANT_ID is not set)')
+    if (id === '' || id.length > 64) throw new UsageError('<id> must be 1 to 64 characters')
+    stream = streamOf(opts.kind !== undefined && isKind(opts.kind) ? opts.kind : 'order', merchantId, id)
+  }
+
+  const log = quietLogger(config)
+  const db = await openOrFail(config, log, setExitCode)
+  if (db === null) return
+  const store = makeEventStore(config, db, log)
+  try {
+    // The read model when it exists (completed with any newer events from the store), else the store.
+    const trail = await readAuditTrail({ store, readModels: readModelsOf(db) }, stream)()
+    if (E.isLeft(trail)) {
+      process.stderr.write(`satang: the event store could not be read (${trail.left.operation})\n`)
+      setExitCode(EXIT.failure)
+      return
+    }
+    if (trail.right === undefined) {
+      process.stderr.write(`satang: no events in stream ${stream}\n`)
+      setExitCode(EXIT.negative)
+      return
+    }
+    if (opts.json === true) process.stdout.write(`${JSON.stringify(trail.right, null, 2)}\n`)
+    else process.stdout.write(`stream ${trail.right.stream} (${String(trail.right.events.length)} events)\n${trail.right.events.map(lineOf).join('\n')}\n`)
+    setExitCode(EXIT.ok)
+  } finally {
+    await store.close()
+    await db.close()
+  }
+}
+
+const HEADS_FORMAT = 'satang-stream-heads-v1'
+const HeadsFile = t.type({
+  format: t.literal(HEADS_FORMAT),
+  heads: t.array(t.type({ stream: t.string, revision: t.string, hash: t.string })),
+})
+
+const readKeptHeads = async (path: string): Promise<ReadonlyArray<StreamHead>> => {
+  const text = await readTextFile(path, 'kept heads file')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new UsageError(`--against ${JSON.stringify(path)} is not valid JSON`)
+  }
+  const decoded = HeadsFile.decode(parsed)
+  if (E.isLeft(decoded)) throw new UsageError(`--against ${JSON.stringify(path)} is not a stream heads file written by satang audit verify --save-heads (format ${HEADS_FORMAT})`)
+  return decoded.right.heads.map((h, i) => {
+    if (!/^\d{1,19}$/.test(h.revision) || !/^[0-9a-f]{64}$/.test(h.hash)) throw new UsageError(`--against ${JSON.stringify(path)}: head ${String(i + 1)} (${h.stream}) needs a decimal revision and a 64-digit hex hash`)
+    return { stream: h.stream, revision: BigInt(h.revision), hash: h.hash }
+  })
+}
+
+const breakJson = (b: ChainBreak) => ({
+  kind: b.kind,
+  stream: b.stream,
+  revision: b.revision.toString(),
+  position: b.position,
+  event_id: b.eventId,
+  ...(b.missing === undefined ? {} : { missing: { from: b.missing.from.toString(), to: b.missing.to.toString() } }),
+  reason: b.reason,
+})
+
+const count = (n: number): string => n.toLocaleString('en-US')
+
+/** `satang audit verify`: walks the event log's hash chains and reports the first break. */
+const verifyLog = async (opts: VerifyOptions, setExitCode: (code: number) => void): Promise<void> => {
+  if (opts.expectDigest !== undefined && !/^(sha256:)?[0-9a-f]{64}$/.test(opts.expectDigest)) throw new UsageError('--expect-digest must be the 64 hex digits printed as "stream heads digest"')
+  const expectDigest = opts.expectDigest?.replace(/^sha256:/, '')
+  const keptHeads = opts.against === undefined ? undefined : await readKeptHeads(opts.against)
+  const config = await configOrUsage()
+  if (config.SATANG_EVENT_STORE !== 'postgres') throw new UsageError(`satang audit verify checks the PostgreSQL event store; SATANG_EVENT_STORE is ${config.SATANG_EVENT_STORE}`)
+  const log = quietLogger(config)
+  const db = await openOrFail(config, log, setExitCode)
+  if (db === null) return
+
+  const started = Date.now()
+  let lastReport = started
+  let verified: E.Either<{ readonly cause: unknown }, ChainVerification>
+  try {
+    verified = await verifyEventChain(db.pool, EVENT_STORE_SCHEMA, {
+      collectHeads: opts.saveHeads !== undefined,
+      ...(keptHeads === undefined ? {} : { keptHeads }),
+      onProgress: (p) => {
+        const now = Date.now()
+        if (opts.quiet === true || now - lastReport < 2_000) return
+        lastReport = now
+        const rate = Math.round(p.events / ((now - started) / 1000))
+        process.stderr.write(`satang audit verify: ${count(p.events)} events in ${count(p.streams)} streams checked (${count(rate)} events/s)…\n`)
+      },
+    })()
+  } finally {
+    await db.close()
+  }
+  if (E.isLeft(verified)) {
+    const cause = verified.left.cause
+    process.stderr.write(`satang: the event log could not be verified: ${cause instanceof Error ? cause.message : String(cause)}\n`)
+    setExitCode(EXIT.failure)
+    return
+  }
+  const r = verified.right
+  const seconds = (Date.now() - started) / 1000
+  const digestDiffers = r.intact && expectDigest !== undefined && r.headsDigest !== expectDigest
+  let savedTo: string | null = null
+  if (r.intact && opts.saveHeads !== undefined) {
+    const file = {
+      format: HEADS_FORMAT,
+      schema: EVENT_STORE_SCHEMA,
+      checkedAt: new Date().toISOString(),
+      streams: r.streams,
+      events: r.events,
+      headsDigest: r.headsDigest,
+      heads: (r.heads ?? []).map((h) => ({ stream: h.stream, revision: h.revision.toString(), hash: h.hash })),
+    }
+    await writeFile(opts.saveHeads, `${JSON.stringify(file, null, 1)}\n`, 'utf8')
+    savedTo = opts.saveHeads
+  }
+
+  if (opts.json === true) {
+    process.stdout.write(
+      `${JSON.stringify({
+        intact: r.intact && !digestDiffers,
+        streams: r.streams,
+        events: r.events,
+        heads_digest: r.headsDigest,
+        ...(expectDigest === undefined ? {} : { expected_digest: expectDigest, digest_matches: r.intact ? !digestDiffers : null }),
+        first_break: r.firstBreak === null ? null : breakJson(r.firstBreak),
+        heads_saved_to: savedTo,
+        seconds,
+      })}\n`,
+    )
+  } else if (r.firstBreak !== null) {
+    process.stdout.write(`event log BROKEN: ${r.firstBreak.reason}\n`)
+  } else if (digestDiffers) {
+    process.stdout.write(`event log DIFFERS from the kept digest: its chains are intact, but the stream heads digest is ${r.headsDigest ?? ''}, not ${expectDigest ?? ''} (events were appended since, or streams rewritten or deleted)\n`)
+  } else {
+    process.stdout.write(
+      `event log intact: ${count(r.events)} events in ${count(r.streams)} streams checked in ${seconds.toFixed(1)} s${keptHeads === undefined ? '' : `, ${count(keptHeads.length)} kept heads matched`}\n` +
+        `stream heads digest: ${r.headsDigest ?? ''}\n` +
+        (savedTo === null ? '' : `stream heads written to ${savedTo}: keep it outside the database and check later with --against\n`),
+    )
+  }
+  setExitCode(r.intact && !digestDiffers ? EXIT.ok : EXIT.negative)
+}
+
+const VERIFY_HELP = `
+Every event carries a sha256 hash chained to the previous event of its stream (set by the database on
+insert; the events table refuses UPDATE, DELETE and TRUNCATE). This walks every stream in revision
+order, recomputes each hash from the stored columns and reports the first break: an altered event
+(hash mismatch), a deleted one (missing revision), or a rewritten predecessor (chain link mismatch).
+
+Someone able to bypass the triggers (a database superuser) could rewrite a stream's chain from the
+altered event to its end, or delete a stream's last events or a whole stream: the log would still be
+consistent in itself. Only stream heads kept outside the database show that: keep the file of
+--save-heads (or at least the printed digest) somewhere else, and check with --against later.
+
+Exit codes: 0 intact, 1 broken (one line naming stream, revision, position and event), 2 bad usage,
+3 the database could not be read. Progress goes to stderr every 2 s on long walks.
+
+An order whose merchant_order_id is "verify" is audited by its stream name
+(satang audit order-<merchant_id>-verify) or with --kind (satang audit --kind order verify).`
+
+/** `satang audit <id>` and `satang audit verify`. */
 export const registerAuditCommand = (program: Command, setExitCode: (code: number) => void): void => {
-  program
+  const audit = program
     .command('audit')
     .description('print the audit trail of an order, refund or subscription: every event in order, with its source, times, signature result and payload')
     .argument('<id>', 'a merchant_order_id (or, with --kind, a merchant_refund_id / merchant_subscribe_id), or a stream name such as order-140000000000000001-ORD-1')
     .option('--kind <kind>', 'what <id> names: order, refund or subscription (default: order, unless <id> is a stream name)')
     .option('--merchant-id <id>', 'the merchant (default: SATANG_MERCHANT_ID, or the built-in sandbox merchant)')
     .option('--json', 'print the trail as JSON: { stream, events } with the events as GET /v1/audit/{kind}/{id} returns them')
-    .addHelpText('after', '\nReads the event store configured by SATANG_* (see README "Configuration"). Exit codes: 0 found, 1 no such stream, 2 bad input, 3 the store failed.')
-    .action(async (id: string, opts: AuditOptions) => {
-      if (opts.kind !== undefined && !isKind(opts.kind)) throw new UsageError(`--kind must be order, refund or subscription, got ${JSON.stringify(opts.kind)}`)
-      if (opts.merchantId !== undefined && E.isLeft(checkMerchantId(opts.merchantId))) throw new UsageError(`--merchant-id must be 18 digits starting with 14`)
-      let config
-      try {
-        config = await loadConfig()
-      } catch (e) {
-        if (e instanceof StartupError) throw new UsageError(e.message)
-        throw e
-      }
-      const given = opts.kind === undefined ? asStreamName(id) : null
-      let stream: string
-      if (given !== null) stream = given
-      else {
-        const merchantId = opts.merchantId ?? merchantIdOf(config)
-        if (merchantId === undefined) throw new UsageError('--merchant-id is needed (SATANG_MERCHANT_ID is not set)')
-        if (id === '' || id.length > 64) throw new UsageError('<id> must be 1 to 64 characters')
-        stream = streamOf(opts.kind !== undefined && isKind(opts.kind) ? opts.kind : 'order', merchantId, id)
-      }
+    // `satang audit help` audits an order named "help"; help is --help.
+    .helpCommand(false)
+    .addHelpText(
+      'after',
+      '\nReads the audit_log read model when it exists, completed with newer events from the event store configured by SATANG_* (see README "Configuration"); else the event store. Exit codes: 0 found, 1 no such stream, 2 bad input, 3 the store failed.\n\n`satang audit verify` checks the event log\'s tamper evidence (see satang audit verify --help).',
+    )
+    .action(async (id: string, opts: AuditOptions) => printTrail(id, opts, setExitCode))
 
-      const log = rootLogger({ ...config, SATANG_LOG_LEVEL: config.SATANG_LOG_LEVEL === 'info' ? 'warn' : config.SATANG_LOG_LEVEL })
-      let db
-      try {
-        db = await openDatabaseForTool(config, log)
-      } catch (e) {
-        if (!(e instanceof StartupError)) throw e
-        process.stderr.write(`satang: ${e.message}\n`)
-        setExitCode(EXIT.failure)
+  audit
+    .command('verify')
+    .description("check the event log's tamper evidence: recompute every event's hash chain and report the first break")
+    .option('--json', 'print the result as JSON: { intact, streams, events, heads_digest, first_break, … }')
+    .option('--save-heads <file>', "when intact, write every stream's head (last revision and hash) and their digest to FILE, to keep outside the database")
+    .option('--against <file>', 'also check heads kept earlier with --save-heads: each must still be there, with the same hash')
+    .option('--expect-digest <hex>', 'the stream heads digest must be this one (a log with no appends since it was kept)')
+    .option('--quiet', 'no progress on stderr')
+    .addHelpText('after', VERIFY_HELP)
+    .action(async (opts: VerifyOptions, cmd: Command) => {
+      // `satang audit --kind order verify`: the trail of an order whose id is "verify".
+      const parent = (cmd.parent?.opts() ?? {}) as AuditOptions
+      if (parent.kind !== undefined || parent.merchantId !== undefined) {
+        if (opts.saveHeads !== undefined || opts.against !== undefined || opts.expectDigest !== undefined || opts.quiet === true) {
+          throw new UsageError('--kind/--merchant-id audit the order, refund or subscription named "verify"; the verify options do not apply to it')
+        }
+        await printTrail('verify', { ...parent, ...(opts.json === true ? { json: true } : {}) }, setExitCode)
         return
       }
-      const store = makeEventStore(config, db, log)
-      try {
-        const trail = await auditTrail(store, stream)()
-        if (E.isLeft(trail)) {
-          process.stderr.write(`satang: the event store could not be read (${trail.left.operation})\n`)
-          setExitCode(EXIT.failure)
-          return
-        }
-        if (trail.right === undefined) {
-          process.stderr.write(`satang: no events in stream ${stream}\n`)
-          setExitCode(EXIT.negative)
-          return
-        }
-        if (opts.json === true) process.stdout.write(`${JSON.stringify(trail.right, null, 2)}\n`)
-        else process.stdout.write(`stream ${trail.right.stream} (${String(trail.right.events.length)} events)\n${trail.right.events.map(lineOf).join('\n')}\n`)
-        setExitCode(EXIT.ok)
-      } finally {
-        await store.close()
-        await db.close()
-      }
+      await verifyLog({ ...opts, ...(parent.json === true ? { json: true } : {}) }, setExitCode)
     })
 }

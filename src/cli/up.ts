@@ -58,15 +58,16 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
 
   program
     .command('migrate')
-    .description('create or upgrade the database schemas (event store); safe to run repeatedly')
+    .description('create or upgrade the database schemas: the event store (eventstore) and the read models (satang, knex migrations); safe to run repeatedly and from several processes at once')
+    .addHelpText('after', '\nsatang up runs the same migrations at start. Exit codes: 0 ok, 2 bad configuration or the migration failed.')
     .action(async () => {
       try {
         const config = await loadConfig()
         const log = rootLogger(config)
         const db = await openDatabase(config, log)
         try {
-          await migrate(db, log)
-          process.stdout.write(`satang: migrations applied (${db.description})\n`)
+          const applied = await migrate(db, log, config)
+          process.stdout.write(`satang: migrations applied (${db.description})${applied.length > 0 ? `: read models ${applied.join(', ')}` : '; the read models were up to date'}\n`)
         } finally {
           await db.close()
         }

@@ -169,6 +169,11 @@ export type EventStore = {
   readonly readAll: (options?: ReadAllOptions) => TE.TaskEither<ReadError, ReadonlyArray<ReadItem>>
   /** The global log forward, restricted to streams whose name starts with `prefix`. */
   readonly readCategory: (prefix: string, options?: ReadAllOptions) => TE.TaskEither<ReadError, ReadonlyArray<ReadItem>>
+  /**
+   * How many events of the global log follow `from` (the start when absent), counting at most `cap`
+   * (the answer is then `cap`). Projections report their lag with it.
+   */
+  readonly countAfter: (from: Position | undefined, cap: number) => TE.TaskEither<ReadError, number>
   /** Catches up from the checkpoint, then follows live; every event exactly once, in log order. */
   readonly subscribeToAll: (options: SubscribeOptions, handler: SubscriptionHandler) => Subscription
   /** Stops this store's subscriptions and releases what the store opened itself (not injected pools or clients). */

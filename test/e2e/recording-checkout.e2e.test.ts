@@ -152,6 +152,37 @@ describe.skipIf(!hasChromium)('satang up: a checkout paid in the browser is reco
     expect(text.stdout).toMatch(/StatusObserved v2 {2}source notification {2}signature verified/)
   })
 
+  it('the read models follow: the payment is served from orders, the ledger has it, lag is on /metrics and in satang project --status', async () => {
+    const deadline = Date.now() + 20_000
+    let payment = await api('GET', '/v1/payments/E2E-1')
+    while (payment.json['served_from'] !== 'read_model' && Date.now() < deadline) {
+      await sleep(100)
+      payment = await api('GET', '/v1/payments/E2E-1')
+    }
+    expect(payment.json).toMatchObject({ served_from: 'read_model', paid: true, status: { code: 'PS', final: true, source: 'notification' }, order_amount: '1250.50' })
+
+    const balances = await api('GET', '/v1/ledger/balances')
+    expect(balances.status).toBe(200)
+    const rows = balances.json['balances'] as ReadonlyArray<Record<string, unknown>>
+    expect(rows).toContainEqual(expect.objectContaining({ account: 'gateway_receivable', channel: 'svc.checkout.apply', balance_satang: 125050, balance: '1250.50' }))
+    expect(rows).toContainEqual(expect.objectContaining({ account: 'sales', channel: 'svc.checkout.apply', balance_satang: -125050 }))
+    expect(balances.json['balanced']).toBe(true)
+
+    const metrics = await (await fetch(`${apiUrl}/metrics`)).text()
+    expect(metrics).toMatch(/satang_projection_lag_events\{projection="orders"\} 0/)
+    expect(metrics).toMatch(/satang_projection_failed\{projection="ledger"\} 0/)
+
+    const status = await runCli(['project', '--status', '--json'], { env, cwd: workDir })
+    expect(status.code, status.stderr).toBe(0)
+    const projections = JSON.parse(status.stdout) as ReadonlyArray<{ name: string; state: string; events_behind: number }>
+    expect(projections.map((p) => p.name)).toEqual(expect.arrayContaining(['orders', 'ledger']))
+    for (const p of projections) expect(p).toMatchObject({ state: 'running', events_behind: 0 })
+
+    const report = await runCli(['report', 'ledger'], { env, cwd: workDir })
+    expect(report.code, report.stderr).toBe(0)
+    expect(report.stdout).toMatch(/gateway_receivable\s+svc\.checkout\.apply\s+THB\s+1250\.50/)
+  })
+
   it('on the real process: 401 without a token; a forged notification is not acknowledged', async () => {
     expect((await fetch(`${apiUrl}/v1/payments/E2E-1`)).status).toBe(401)
     const forged = await fetch(`${apiUrl}/callbacks/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"notify_type":"PAYMENT","merchant_id":"140000000000000001","merchant_order_id":"E2E-1","sign":"AAAA"}' })

@@ -385,5 +385,20 @@ export const makeEsdbEventStore = (deps: { readonly log: Logger }, config: EsdbE
     await client.dispose()
   }
 
-  return { append, readStream, readAll, readCategory, subscribeToAll, close }
+  // $all positions are byte offsets, not counts: count by reading forward, a page at a time, up to `cap`.
+  const countAfter = (from: Position | undefined, cap: number): TE.TaskEither<ReadError, number> => async () => {
+    let counted = 0
+    let cursor = from
+    while (counted < cap) {
+      const page = await readAll({ ...(cursor === undefined ? {} : { from: cursor }), maxCount: Math.min(1000, cap - counted) })()
+      if (E.isLeft(page)) return page
+      const last = page.right.at(-1)
+      if (last === undefined) break
+      counted += page.right.length
+      cursor = E.isLeft(last) ? last.left.position : last.right.position
+    }
+    return E.right(counted)
+  }
+
+  return { append, readStream, readAll, readCategory, countAfter, subscribeToAll, close }
 }

@@ -198,6 +198,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
                 and e.stream_name like $4
               order by e.tx_id, e.position limit $3`,
     },
+    countAfter: {
+      name: `satang_es_count_${tag}`,
+      text: `select count(*)::int from (select 1 from ${t} e
+              where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
+                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+              order by e.tx_id, e.position limit $3) c`,
+    },
     // A subscriber with a prefix scans every row, but reads the payload only of rows that match,
     // so its cursor moves past other streams instead of scanning them again at every poll.
     scanCategory: {
@@ -468,5 +475,16 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     await wakeups.close()
   }
 
-  return { append, readStream, readAll, readCategory, subscribeToAll, close }
+  const countAfter = (from: Position | undefined, cap: number): TE.TaskEither<ReadError, number> =>
+    pipe(
+      TE.fromEither(decodePosition(from)),
+      TE.flatMap((cursor): TE.TaskEither<ReadError, number> =>
+        TE.tryCatch(async () => {
+          const rows = await query({ ...sql.countAfter, values: [cursor.txId, cursor.position, Math.max(0, Math.floor(cap))], rowMode: 'array' })
+          return Number(rows[0]?.[0] ?? 0)
+        }, failure('countAfter')),
+      ),
+    )
+
+  return { append, readStream, readAll, readCategory, countAfter, subscribeToAll, close }
 }

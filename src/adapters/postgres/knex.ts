@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.ts'
 export type PostgresConfig = {
   /** `postgres://user:password@host:port/database`. Never logged. */
   readonly url: string
-  /** Default 10. */
+  /** Default 20 (each projection's batch takes a connection while the API serves). */
   readonly poolMax?: number
   /** Shown in `pg_stat_activity`. Default `satang`. */
   readonly applicationName?: string
@@ -21,7 +21,7 @@ export type PostgresConfig = {
 export const makePostgresPool = (config: PostgresConfig, log: Logger): Pool => {
   const pool = new Pool({
     connectionString: config.url,
-    max: config.poolMax ?? 10,
+    max: config.poolMax ?? 20,
     application_name: config.applicationName ?? 'satang',
     connectionTimeoutMillis: config.connectionTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,

@@ -50,8 +50,12 @@ export interface RedactedPayloadBrand {
 /** A JSON object in which no payer field holds a value in clear. */
 export type RedactedPayload = t.Branded<JsonObject, RedactedPayloadBrand>
 
+// Payloads are JSON already (checked once, at the top): objects are told apart by shape alone, so a
+// walk over a payload stays linear in its size.
+const isObjectNode = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)
+
 const isMarker = (u: Json | undefined): boolean =>
-  isJsonObject(u) &&
+  isObjectNode(u) &&
   u.redacted === true &&
   Object.keys(u).every((k) => k === 'redacted' || (k === 'digest' && typeof u.digest === 'string'))
 
@@ -84,16 +88,16 @@ const redactEntry = (parentKey: string | undefined, key: string, v: Json, option
 
 const everyPayerFieldRedacted = (value: Json, parentKey: string | undefined): boolean => {
   if (Array.isArray(value)) return value.every((v) => everyPayerFieldRedacted(v, parentKey))
-  if (!isJsonObject(value)) return true
+  if (!isObjectNode(value)) return true
   return Object.entries(value).every(([key, v]) => {
     if (carriesNothing(v) || isMarker(v)) return true
-    if (key === 'customer' && isJsonObject(v)) return everyPayerFieldRedacted(v, 'customer')
+    if (key === 'customer' && isObjectNode(v)) return everyPayerFieldRedacted(v, 'customer')
     return !isPayerField(parentKey, key) && everyPayerFieldRedacted(v, key)
   })
 }
 
 /** Whether no payer field of `payload` holds a value in clear. */
-export const isRedacted = (payload: JsonObject): payload is RedactedPayload => everyPayerFieldRedacted(payload, undefined)
+export const isRedacted = (payload: JsonObject): payload is RedactedPayload => isJsonObject(payload) && everyPayerFieldRedacted(payload, undefined)
 
 /**
  * The payload with every payer value replaced by a `RedactionMarker` (null and empty values are kept).

@@ -254,6 +254,18 @@ export const eventStoreContract = (name: string, makeStore: () => Promise<StoreH
         expect(mine(await right(store.readAll({ from, maxCount: 2 }))).length).toBeLessThanOrEqual(2)
       })
 
+      it('counts the events after a position, up to a cap', async () => {
+        const from = await mark()
+        const appended = await right(store.append(aStream('count'), someEvents(5), 'no_stream'))
+        // An event is counted once readable: a transaction open elsewhere on the server may hold it back a moment.
+        for (let i = 0; i < 100 && (await right(store.countAfter(from, 100))) < 5; i++) await new Promise((r) => setTimeout(r, 20))
+        expect(await right(store.countAfter(from, 100))).toBe(5)
+        expect(await right(store.countAfter(from, 3))).toBe(3)
+        expect(await right(store.countAfter(appended.position, 100))).toBe(0)
+        expect(await right(store.countAfter(undefined, 2))).toBe(2)
+        expect(await left(store.countAfter('garbage' as Position, 10))).toEqual({ _tag: 'InvalidPosition', position: 'garbage' })
+      })
+
       it('rejects a position it did not produce', async () => {
         const error = await left(store.readAll({ from: 'garbage' as Position }))
         expect(error).toEqual({ _tag: 'InvalidPosition', position: 'garbage' })

@@ -28,6 +28,8 @@ const README_ROUTES = [
   ['delete', '/v1/subscriptions/{id}', 'payments:write'],
   ['post', '/v1/subscriptions/{id}/cancel', 'payments:write'],
   ['get', '/v1/subscriptions/{id}', 'read'],
+  ['get', '/v1/ledger/balances', 'read'],
+  ['get', '/v1/ledger/entries', 'read'],
   ['get', '/v1/audit/{kind}/{id}', 'audit'],
 ] as const
 

@@ -1,3 +1,5 @@
+import { Pool } from 'pg'
+import { registerLedgerRoutes } from '../../../src/adapters/http/ledger-routes.ts'
 import type { FastifyInstance } from 'fastify'
 import { makeTokenMatcher, type ApiToken } from '../../../src/adapters/http/api-tokens.ts'
 import { registerCallbackRoutes } from '../../../src/adapters/http/callback-routes.ts'
@@ -32,7 +34,12 @@ export const makeTestApi = (over: Partial<RecordingDeps> = {}): TestApi => {
     version: 'test',
     metrics: makeMetricsRegistry(),
     checks: [],
-    routes: [registerV1Routes({ recording, tokens: makeTokenMatcher(TOKENS) }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now })],
+    routes: [
+      registerV1Routes({ recording, tokens: makeTokenMatcher(TOKENS) }),
+      // No database here: the ledger routes are mounted for the API's shape (OpenAPI, auth) and answer 503.
+      registerLedgerRoutes({ readModels: { pool: new Pool({ host: '127.0.0.1', port: 9, connectionTimeoutMillis: 200 }), schema: 'satang' }, tokens: makeTokenMatcher(TOKENS) }),
+      registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now }),
+    ],
   })
   return { app, store, gateway, recording }
 }

@@ -18,8 +18,8 @@ export const isValidSchemaName = (schema: string): boolean => SCHEMA_NAME.test(s
 
 type Migration = { readonly name: string; readonly up: (db: Knex) => Promise<void> }
 
-// The events table is append-only: the adapter never updates or deletes a row (a later migration
-// adds a trigger that enforces it). Columns and the (tx_id, position) method are described in
+// The events table is append-only: the adapter never updates or deletes a row (0002 adds triggers
+// that enforce it). Columns and the (tx_id, position) method are described in
 // src/adapters/eventstore/postgres.ts.
 const createEvents = (s: string): string => `
 create table "${s}".events (
@@ -70,12 +70,156 @@ end
 $fn$;
 `
 
+// Tamper evidence (0002). Every event carries `hash`, chained to the previous event of its stream:
+//   hash = sha256(prev_hash || field(event_id) || field(stream_name) || field(stream_revision)
+//                 || field(type) || field(schema_version) || field(data) || field(metadata)
+//                 || field(recorded_at) || field(position) || field(tx_id))
+// where prev_hash is the hash of revision - 1 of the same stream (no bytes for revision 0), and
+// field(v) is the UTF-8 bytes of v's text form (uuid::text, bigint::text, jsonb::text; recorded_at
+// as whole epoch microseconds; tx_id::text) preceded by their length as a 4-byte big-endian
+// integer. `prev_hash` is kept too, so a verifier can tell an altered event (its own hash no longer
+// matches) from a rewritten predecessor (the link no longer matches). The verifier in
+// src/adapters/eventstore/chain.ts recomputes the same bytes; change both together, or never.
+const createChainHash = (s: string): string => `
+create function "${s}".chain_field(v text) returns bytea
+language sql stable parallel safe strict as $fn$
+  select int4send(octet_length(convert_to(v, 'UTF8'))) || convert_to(v, 'UTF8')
+$fn$;
+
+create function "${s}".event_chain_hash(
+  p_prev bytea, p_event_id uuid, p_stream_name text, p_stream_revision bigint, p_type text, p_schema_version integer,
+  p_data jsonb, p_metadata jsonb, p_recorded_at timestamptz, p_position bigint, p_tx_id xid8
+) returns bytea
+language sql stable parallel safe as $fn$
+  select sha256(
+    coalesce(p_prev, ''::bytea)
+    || "${s}".chain_field(p_event_id::text)
+    || "${s}".chain_field(p_stream_name)
+    || "${s}".chain_field(p_stream_revision::text)
+    || "${s}".chain_field(p_type)
+    || "${s}".chain_field(p_schema_version::text)
+    || "${s}".chain_field(p_data::text)
+    || "${s}".chain_field(p_metadata::text)
+    || "${s}".chain_field(((extract(epoch from p_recorded_at) * 1000000)::bigint)::text)
+    || "${s}".chain_field(p_position::text)
+    || "${s}".chain_field(p_tx_id::text))
+$fn$;
+`
+
+// Existing events get their hashes in stream order, before the triggers exist. Adding the columns
+// takes the table's exclusive lock first, so no append runs until the migration commits. A stream
+// that was already missing events is chained over what is there; `satang audit verify` reports the gap.
+const backfillChain = (s: string): string => `
+alter table "${s}".events add column prev_hash bytea, add column hash bytea;
+
+do $do$
+declare
+  r record;
+  v_stream text;
+  v_prev bytea;
+  v_hash bytea;
+  v_tx xid8[] := '{}';
+  v_pos bigint[] := '{}';
+  v_prevs bytea[] := '{}';
+  v_hashes bytea[] := '{}';
+begin
+  for r in
+    select e.tx_id, e.position, e.stream_name, e.stream_revision, e.event_id, e.type, e.schema_version, e.data, e.metadata, e.recorded_at
+      from "${s}".events e order by e.stream_name, e.stream_revision
+  loop
+    if v_stream is distinct from r.stream_name then
+      v_stream := r.stream_name;
+      v_prev := null;
+    end if;
+    v_hash := "${s}".event_chain_hash(v_prev, r.event_id, r.stream_name, r.stream_revision, r.type, r.schema_version,
+                                      r.data, r.metadata, r.recorded_at, r.position, r.tx_id);
+    v_tx := array_append(v_tx, r.tx_id);
+    v_pos := array_append(v_pos, r.position);
+    v_prevs := array_append(v_prevs, v_prev);
+    v_hashes := array_append(v_hashes, v_hash);
+    v_prev := v_hash;
+    if cardinality(v_pos) >= 10000 then
+      update "${s}".events e set prev_hash = u.prev_hash, hash = u.hash
+        from unnest(v_tx, v_pos, v_prevs, v_hashes) as u(tx_id, position, prev_hash, hash)
+       where e.tx_id = u.tx_id and e.position = u.position;
+      v_tx := '{}'; v_pos := '{}'; v_prevs := '{}'; v_hashes := '{}';
+    end if;
+  end loop;
+  update "${s}".events e set prev_hash = u.prev_hash, hash = u.hash
+    from unnest(v_tx, v_pos, v_prevs, v_hashes) as u(tx_id, position, prev_hash, hash)
+   where e.tx_id = u.tx_id and e.position = u.position;
+end
+$do$;
+
+alter table "${s}".events
+  alter column hash set not null,
+  add constraint events_hash_check check (octet_length(hash) = 32),
+  add constraint events_prev_hash_check check (prev_hash is null or octet_length(prev_hash) = 32);
+comment on column "${s}".events.hash is 'sha256 of prev_hash and this event''s columns (see event_chain_hash); set by the events_chain trigger';
+comment on column "${s}".events.prev_hash is 'hash of the previous event of the stream (null for revision 0)';
+`
+
+// Set by a BEFORE INSERT row trigger, so no writer can skip or forge it. A row-level BEFORE trigger
+// sees the rows its own statement inserted before it (the batch inserts run in revision order), so
+// a batch chains within itself. An event whose previous revision is not there is refused: the
+// chain never has a broken link.
+const createChainTrigger = (s: string): string => `
+create function "${s}".events_chain() returns trigger
+language plpgsql volatile as $fn$
+declare
+  v_prev bytea;
+begin
+  if new.stream_revision > 0 then
+    select e.hash into v_prev from "${s}".events e
+     where e.stream_name = new.stream_name and e.stream_revision = new.stream_revision - 1;
+    if v_prev is null then
+      raise exception 'satang event log: cannot append % revision %: revision % of that stream is not stored, and every event is chained to the previous one',
+        new.stream_name, new.stream_revision, new.stream_revision - 1
+        using errcode = 'integrity_constraint_violation';
+    end if;
+  end if;
+  new.prev_hash := v_prev;
+  new.hash := "${s}".event_chain_hash(v_prev, new.event_id, new.stream_name, new.stream_revision, new.type, new.schema_version,
+                                      new.data, new.metadata, new.recorded_at, new.position, new.tx_id);
+  return new;
+end
+$fn$;
+
+create trigger events_chain before insert on "${s}".events for each row execute function "${s}".events_chain();
+`
+
+// The log is append-only: UPDATE and DELETE (row triggers) and TRUNCATE (a statement trigger) are
+// refused, whoever asks. Created after the backfill, which is the only update the table ever gets.
+const createAppendOnly = (s: string): string => `
+create function "${s}".events_refuse_change() returns trigger
+language plpgsql as $fn$
+begin
+  raise exception 'satang event log is append-only: % refused on %.%', tg_op, tg_table_schema, tg_table_name
+    using errcode = 'insufficient_privilege',
+          hint = 'Events are never changed or removed: record a new event that corrects or supersedes the old one.';
+end
+$fn$;
+
+create trigger events_append_only before update or delete on "${s}".events for each row execute function "${s}".events_refuse_change();
+create trigger events_no_truncate before truncate on "${s}".events for each statement execute function "${s}".events_refuse_change();
+comment on table "${s}".events is 'satang event log: append-only (UPDATE, DELETE and TRUNCATE refused by triggers), each event hash-chained to the previous one of its stream; global order is (tx_id, position); read only below pg_snapshot_xmin(pg_current_snapshot())';
+`
+
 const migrations = (schema: string): ReadonlyArray<Migration> => [
   {
     name: '0001_events',
     up: async (db) => {
       await db.raw(createEvents(schema))
       await db.raw(createAppendQueued(schema))
+    },
+  },
+  {
+    name: '0002_tamper_evidence',
+    up: async (db) => {
+      await db.raw(createChainHash(schema))
+      await db.raw(backfillChain(schema))
+      await db.raw(createChainTrigger(schema))
+      await db.raw(createAppendOnly(schema))
     },
   },
 ]

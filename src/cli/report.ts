@@ -1,0 +1,81 @@
+import type { Command } from 'commander'
+import { stringify } from 'csv-stringify/sync'
+import * as E from 'fp-ts/lib/Either.js'
+import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
+import { currencyTotals, isBalancedTotals, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
+import { READ_MODEL_SCHEMA, StartupError, openDatabaseForTool, type Database } from '../main.ts'
+import { configOrUsage, quietLogger } from './tool-config.ts'
+import { ledgerExists, readTrialBalance } from '../projections/ledger.ts'
+import { EXIT, UsageError } from './io.ts'
+
+type LedgerReportOptions = { date?: string; currency?: string; channel?: string; json?: boolean; csv?: boolean }
+
+const HELP_AFTER = `
+Prints the trial balance of the double-entry ledger (read model "ledger", view trial_balance): one
+row per account, channel and currency with total debits, credits and the balance (debits minus
+credits), then a totals line per currency showing debits = credits. Amounts are baht with two
+decimals (--json and --csv also give satang).
+
+Reads the database configured by SATANG_* (see README "Configuration"): SATANG_DATABASE_URL, or the
+embedded PostgreSQL of satang up. Exit codes: 0 printed and balanced; 1 the ledger does not exist yet
+(run satang migrate / satang up first) or is not balanced; 2 bad usage; 3 the database failed.`
+
+/** `satang report`, with its subcommand `ledger` (other reports add theirs to the command returned). */
+export const registerReportCommand = (program: Command, setExitCode: (code: number) => void): Command => {
+  const report = program.command('report').description('print finance reports from the read models (report ledger: the trial balance)')
+  addLedgerReport(report, setExitCode)
+  return report
+}
+
+/** `satang report ledger`: the trial balance, as a table, JSON or CSV. */
+export const addLedgerReport = (report: Command, setExitCode: (code: number) => void): void => {
+  report
+    .command('ledger')
+    .description('print the trial balance of the double-entry ledger (accounts per channel and currency; debits = credits)')
+    .option('--date <yyyy-MM-dd>', 'balances as of the end of this Asia/Bangkok date (default: every entry)')
+    .option('--currency <code>', 'only this currency, e.g. THB')
+    .option('--channel <channel>', 'only this channel, e.g. svc.thaiqr.pay, subscription or unknown')
+    .option('--json', 'print JSON: the body GET /v1/ledger/balances answers')
+    .option('--csv', `print CSV with a header row: ${TRIAL_BALANCE_CSV_COLUMNS.join(',')}`)
+    .addHelpText('after', HELP_AFTER)
+    .action(async (opts: LedgerReportOptions) => {
+      if (opts.json === true && opts.csv === true) throw new UsageError('--json and --csv exclude each other: choose one')
+      const scope = balanceScopeOf({
+        ...(opts.date === undefined ? {} : { date: opts.date }),
+        ...(opts.currency === undefined ? {} : { currency: opts.currency }),
+        ...(opts.channel === undefined ? {} : { channel: opts.channel }),
+      })
+      if (E.isLeft(scope)) throw new UsageError(scope.left.map((v) => `--${v.path} ${v.rule}`).join('; '))
+
+      const config = await configOrUsage()
+      const log = quietLogger(config)
+      let db: Database
+      try {
+        db = await openDatabaseForTool(config, log)
+      } catch (e) {
+        if (!(e instanceof StartupError)) throw e
+        process.stderr.write(`satang: ${e.message}\n`)
+        setExitCode(EXIT.failure)
+        return
+      }
+      try {
+        if (!(await ledgerExists(db.pool, READ_MODEL_SCHEMA))) {
+          process.stderr.write(`satang: the ledger read model does not exist yet (no table ${READ_MODEL_SCHEMA}.ledger_entries): run satang migrate / satang up first\n`)
+          setExitCode(EXIT.negative)
+          return
+        }
+        const rows = await readTrialBalance({ pool: db.pool, schema: READ_MODEL_SCHEMA }, scope.right)
+        if (opts.json === true) process.stdout.write(`${JSON.stringify(trialBalanceJson(rows, scope.right), null, 2)}\n`)
+        else if (opts.csv === true) process.stdout.write(stringify(trialBalanceCsvRecords(rows).map((r) => [...r]), { header: true, columns: [...TRIAL_BALANCE_CSV_COLUMNS] }))
+        else process.stdout.write(trialBalanceText(rows, scope.right))
+        const balanced = isBalancedTotals(currencyTotals(rows))
+        if (!balanced) process.stderr.write('satang: the trial balance is NOT balanced (debits ≠ credits): report this as a defect\n')
+        setExitCode(balanced ? EXIT.ok : EXIT.negative)
+      } catch (e) {
+        process.stderr.write(`satang: the ledger could not be read (${e instanceof Error ? e.message : 'database error'})\n`)
+        setExitCode(EXIT.failure)
+      } finally {
+        await db.close()
+      }
+    })
+}

@@ -1,0 +1,20 @@
+import { auditLogProjection } from './audit-log.ts'
+import { ledgerProjection } from './ledger.ts'
+import { ordersProjection } from './orders.ts'
+import { refundsProjection } from './refunds.ts'
+import { subscriptionsProjection } from './subscriptions.ts'
+import type { Projection } from './types.ts'
+
+/** The read-model schema satang uses (tables, views, checkpoints, knex_migrations). */
+export const READ_MODEL_SCHEMA = 'satang'
+
+/** Every projection satang runs, in migration order. */
+export const PROJECTIONS: ReadonlyArray<Projection> = [ordersProjection, ledgerProjection, refundsProjection, subscriptionsProjection, auditLogProjection]
+
+export const projectionNamed = (name: string): Projection | undefined => PROJECTIONS.find((p) => p.name === name)
+
+export { migrateReadModels } from './migrations.ts'
+export { startProjector, type Projector } from './projector.ts'
+export { rebuildProjection, type RebuildProgress, type RebuildResult } from './rebuild.ts'
+export { projectionStatus, type ProjectionStatus } from './status.ts'
+export type { Projection, ReadModels } from './types.ts'

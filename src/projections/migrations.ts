@@ -1,0 +1,62 @@
+import type { Knex } from 'knex'
+import type { Pool } from 'pg'
+import type { Logger } from '../logger.ts'
+import { LOCK_NAMESPACE, isValidSchemaName } from '../adapters/postgres/migrations/eventstore.ts'
+import { makeKnex } from '../adapters/postgres/knex.ts'
+import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
+import { qualified, type Projection } from './types.ts'
+
+/**
+ * The read models' schema, as knex migrations (`<schema>.knex_migrations`): the checkpoints table,
+ * then one migration per projection and version that creates its tables and views and its checkpoint
+ * at the start of the log. A projection whose tables change gets a new migration; the usual one drops
+ * its tables and resets the checkpoint (the projector then rebuilds it), or, to keep serving while it
+ * rebuilds, leaves that to `satang project --rebuild NAME`.
+ */
+
+type ReadModelMigration = { readonly name: string; readonly up: (db: Knex) => Promise<void> }
+
+// The lock that serialises read-model migrations of one database (the event store's is [ns, 1]).
+const MIGRATION_LOCK = [LOCK_NAMESPACE, 2] as const
+
+const projectionMigration = (schema: string, p: Projection): ReadModelMigration => ({
+  name: `projection_${p.name}_v1`,
+  up: async (db) => {
+    for (const sql of p.createTables(schema)) await db.raw(sql)
+    for (const sql of p.createViews?.(schema) ?? []) await db.raw(sql)
+    await db.raw(`insert into ${qualified(schema, CHECKPOINTS_TABLE)} (name) values (?) on conflict (name) do nothing`, [p.name])
+  },
+})
+
+export const readModelMigrations = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => [
+  { name: '0001_projection_checkpoints', up: async (db) => void (await db.raw(createCheckpointsTable(schema))) },
+  ...projections.map((p) => projectionMigration(schema, p)),
+]
+
+const sourceOf = (migrations: ReadonlyArray<ReadModelMigration>): Knex.MigrationSource<ReadModelMigration> => ({
+  getMigrations: async () => [...migrations],
+  getMigrationName: (m) => m.name,
+  getMigration: async (m) => ({ up: m.up, down: async () => Promise.reject(new Error(`${m.name}: read-model migrations are not reversed; rebuild instead`)) }),
+})
+
+/**
+ * Creates or upgrades the read models in `schema`. Idempotent, and safe from several processes at
+ * once (an advisory lock orders them). Returns the names of the migrations applied.
+ */
+export const migrateReadModels = async (deps: { readonly pool: Pool; readonly log: Logger }, config: { readonly schema: string; readonly projections: ReadonlyArray<Projection> }): Promise<ReadonlyArray<string>> => {
+  const { schema } = config
+  if (!isValidSchemaName(schema)) throw new Error(`invalid read-model schema name ${JSON.stringify(schema)}`)
+  const lock = await deps.pool.connect()
+  const knex = makeKnex(deps.pool)
+  try {
+    await lock.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK])
+    await lock.query(`create schema if not exists "${schema}"`)
+    const [, applied] = (await knex.migrate.latest({ migrationSource: sourceOf(readModelMigrations(schema, config.projections)), schemaName: schema, tableName: 'knex_migrations' })) as [number, string[]]
+    if (applied.length > 0) deps.log.child({ component: 'read-models', schema }).info({ applied }, 'read models migrated')
+    return applied
+  } finally {
+    await lock.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]).catch(() => undefined)
+    lock.release()
+    await knex.destroy().catch(() => undefined)
+  }
+}

@@ -1,0 +1,58 @@
+import * as E from 'fp-ts/lib/Either.js'
+import type { Pool } from 'pg'
+import type { EventStore, Position } from '../domain/event-store.ts'
+import { readCheckpoints } from './checkpoints.ts'
+import type { Projection } from './types.ts'
+
+/** Events behind are counted up to this many; beyond, the figure says "at least". */
+export const LAG_COUNT_CAP = 1_000_000
+
+export type ProjectionStatus = {
+  readonly name: string
+  readonly description: string
+  /** The last event applied; null before the first. */
+  readonly position: Position | null
+  readonly eventsApplied: number
+  /** Events in the log after the checkpoint (at most `LAG_COUNT_CAP`). */
+  readonly eventsBehind: number
+  readonly eventsBehindCapped: boolean
+  /** How long the oldest event not yet applied has been in the log (0 when caught up). */
+  readonly secondsBehind: number
+  /** When the store committed the last event applied (UTC). */
+  readonly lastRecordedAt: Date | null
+  readonly updatedAt: Date | null
+  readonly state: 'running' | 'failed' | 'not_migrated'
+  readonly failure: { readonly at: Date; readonly message: string; readonly stream: string | null; readonly position: string | null } | null
+}
+
+/** Lag and health of each projection: events and seconds behind the head of the log. */
+export const projectionStatus = async (store: EventStore, pool: Pool, schema: string, projections: ReadonlyArray<Projection>, now: () => Date = () => new Date()): Promise<ReadonlyArray<ProjectionStatus>> => {
+  const checkpoints = await readCheckpoints(pool, schema, projections.map((p) => p.name))
+  const out: ProjectionStatus[] = []
+  for (const p of projections) {
+    const cp = checkpoints.get(p.name)
+    const from = cp?.position ?? undefined
+    const counted = await store.countAfter(from, LAG_COUNT_CAP)()
+    if (E.isLeft(counted)) throw new Error(`reading the event log failed (${counted.left._tag})`, { cause: counted.left })
+    let secondsBehind = 0
+    if (counted.right > 0) {
+      const next = await store.readAll({ ...(from === undefined ? {} : { from }), maxCount: 1 })()
+      const first = E.isRight(next) ? next.right[0] : undefined
+      if (first !== undefined && E.isRight(first)) secondsBehind = Math.max(0, (now().getTime() - first.right.recordedAt.getTime()) / 1000)
+    }
+    out.push({
+      name: p.name,
+      description: p.description,
+      position: cp?.position ?? null,
+      eventsApplied: cp?.eventsApplied ?? 0,
+      eventsBehind: counted.right,
+      eventsBehindCapped: counted.right >= LAG_COUNT_CAP,
+      secondsBehind,
+      lastRecordedAt: cp?.lastRecordedAt ?? null,
+      updatedAt: cp?.updatedAt ?? null,
+      state: cp === undefined ? 'not_migrated' : cp.failure === null ? 'running' : 'failed',
+      failure: cp?.failure ?? null,
+    })
+  }
+  return out
+}
