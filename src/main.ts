@@ -376,6 +376,8 @@ export type Running = {
   readonly gateway: Pick<GatewayConnection, 'description' | 'sandbox' | 'merchantKey' | 'merchantId'>
   readonly tokens: { readonly names: ReadonlyArray<string>; readonly file?: { readonly path: string; readonly generated: boolean } }
   readonly recording: Recording
+  /** The projections the projector keeps current in this process (empty when SATANG_PROJECTOR=off). */
+  readonly projections: ReadonlyArray<string>
   /** Settles with the number of unresolved creates found at start-up (they are being resolved by query). */
   readonly recovery: Promise<number>
   readonly stop: () => Promise<void>
@@ -494,6 +496,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
       gateway: { description: gateway.description, merchantId: gateway.merchantId, ...(gateway.sandbox === undefined ? {} : { sandbox: gateway.sandbox }), ...(gateway.merchantKey === undefined ? {} : { merchantKey: gateway.merchantKey }) },
       tokens: { names: tokens.tokens.map((tk) => tk.name), ...(tokens.file === undefined ? {} : { file: tokens.file }) },
       recording,
+      projections: config.SATANG_PROJECTOR === 'on' ? PROJECTIONS.map((p) => p.name) : [],
       recovery,
       stop,
     }

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { eventIdOf } from '../adapters/eventstore/event-id.ts'
-import type { ReadAllOptions, ReadItem } from '../domain/event-store.ts'
+import type { Position, ReadAllOptions, ReadItem } from '../domain/event-store.ts'
 import { awaitsOutcome, orderEventNaturalKey, parseOrderStreamName, type OrderEvent } from '../domain/order/index.ts'
 import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
@@ -116,10 +116,39 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
     running.set(stream, run)
   }
 
+  /**
+   * Order streams whose create is awaiting its outcome, from the `orders` read model as far as its
+   * checkpoint (one indexed query), or null when the read model cannot be read.
+   */
+  const fromReadModel = async (): Promise<{ readonly streams: Set<string>; readonly checkpoint: Position | undefined } | null> => {
+    const rm = deps.readModels
+    if (rm === undefined) return null
+    const client = await rm.pool.connect().catch(() => null)
+    if (client === null) return null
+    try {
+      // One snapshot for both: the rows are exactly the events up to the checkpoint.
+      await client.query('begin isolation level repeatable read read only')
+      const cp = await client.query<{ position: string | null }>(`select position from "${rm.schema}".projection_checkpoints where name = 'orders' and failure is null`)
+      const row = cp.rows[0]
+      if (row === undefined) return null
+      const rows = await client.query<{ stream_name: string }>(`select stream_name from "${rm.schema}".orders where outcome_unknown`)
+      return { streams: new Set(rows.rows.map((r) => r.stream_name)), checkpoint: row.position === null ? undefined : (row.position as Position) }
+    } catch (e) {
+      log.warn({ err: e }, 'the orders read model could not be read; start-up recovery scans the order streams')
+      return null
+    } finally {
+      await client.query('rollback').catch(() => undefined)
+      client.release()
+    }
+  }
+
   const recover = async (cause: Cause): Promise<number> => {
-    // The last request-cycle event of each order stream; a read model will replace this scan.
+    // Candidates: the read model's open creates as of its checkpoint, then the order events after it
+    // (all of them when there is no read model): the last request-cycle event of each stream decides.
+    const projected = await fromReadModel()
+    const open = projected?.streams ?? new Set<string>()
     const last = new Map<string, string>()
-    let from: ReadAllOptions = {}
+    let from: ReadAllOptions = projected?.checkpoint === undefined ? {} : { from: projected.checkpoint }
     for (;;) {
       const page = await deps.store.readCategory('order-', { ...from, maxCount: 1000 })()
       if (E.isLeft(page)) throw new Error(`start-up recovery could not read the order streams: ${page.left._tag}`)
@@ -128,18 +157,23 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
         const e = E.isRight(item) ? item.right : undefined
         if (e === undefined) continue
         if (['PaymentRequested', 'PaymentRequestAccepted', 'PaymentRequestFailed', 'PaymentOutcomeUnknown'].includes(e.type)) last.set(e.streamName, e.type)
+        // (A candidate of the read model resolved by an observation after the checkpoint stays a candidate:
+        // resolving folds the stream first, finds it resolved and asks the gateway nothing.)
         else if (e.type === 'StatusObserved' && last.get(e.streamName) === 'PaymentOutcomeUnknown') last.set(e.streamName, 'StatusObserved')
       }
       const end: ReadItem | undefined = page.right[page.right.length - 1]
       if (end === undefined) break
       from = { from: E.isRight(end) ? end.right.position : end.left.position }
     }
-    let n = 0
     for (const [stream, type] of last) {
-      if ((type === 'PaymentRequested' || type === 'PaymentOutcomeUnknown') && parseOrderStreamName(stream) !== null) {
-        schedule(stream, cause)
-        n++
-      }
+      if (type === 'PaymentRequested' || type === 'PaymentOutcomeUnknown') open.add(stream)
+      else open.delete(stream)
+    }
+    let n = 0
+    for (const stream of open) {
+      if (parseOrderStreamName(stream) === null) continue
+      schedule(stream, cause)
+      n++
     }
     return n
   }

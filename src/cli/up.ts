@@ -22,6 +22,11 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         const running = await startSatang(config, log)
         const out = (line: string): void => void process.stdout.write(`satang: ${line}\n`)
         out(`database: ${running.database}`)
+        out(
+          running.projections.length > 0
+            ? `read models in schema satang, kept current by the projector: ${running.projections.join(', ')} (lag: satang project --status)`
+            : 'projector off (SATANG_PROJECTOR=off): run satang project to keep the read models current',
+        )
         out(`HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${running.httpUrl}/metrics)`)
         out(`merchant API at ${running.httpUrl}/v1 (bearer tokens: ${running.tokens.names.join(', ')})`)
         if (running.tokens.file !== undefined) out(`API token (every scope) in ${running.tokens.file.path}${running.tokens.file.generated ? ' (generated now)' : ''}`)

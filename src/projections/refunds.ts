@@ -67,7 +67,7 @@ export const evolveRefundView = (view: RefundView | null, pe: ProjectedEvent): R
     state.status.observedAt.getTime() === e.data.observedAt.getTime()
   return {
     state,
-    completedAt: applied ? (e.data.classification.final ? e.data.completeTime : null) : (view?.completedAt ?? null),
+    completedAt: applied ? (e.data.classification.final ? (e.data.completeTime ?? e.data.observedAt) : null) : (view?.completedAt ?? null),
     notificationsSeen: (view?.notificationsSeen ?? 0) + (e.type === 'NotificationReceived' ? 1 : 0),
     queriesSeen: (view?.queriesSeen ?? 0) + ((e.type === 'RefundStatusObserved' || e.type === 'DiscrepancyObserved') && e.data.source === 'query' ? 1 : 0),
     lastEventPosition: pe.position,

@@ -30,6 +30,7 @@ describe('satang up on embedded defaults', () => {
     try {
       await first.waitFor(/satang: up\./, 90_000)
       expect(first.stdout()).toContain(`embedded PostgreSQL on 127.0.0.1:${String(pgPort)}, data in ${join(workDir, '.satang', 'postgres')} (new cluster initialised)`)
+      expect(first.stdout()).toContain('read models in schema satang, kept current by the projector: orders, ledger, refunds, subscriptions, audit_log')
       const health = await fetch(`http://127.0.0.1:${String(httpPort)}/healthz`)
       expect(health.status).toBe(200)
       expect(await health.json()).toMatchObject({ status: 'ok', checks: { database: 'ok' } })
