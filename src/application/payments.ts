@@ -1,4 +1,5 @@
 import { paymentViewOfRow } from '../projections/orders.ts'
+import { projectedState, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { eventIdOf } from '../adapters/eventstore/event-id.ts'
@@ -160,29 +161,10 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     return { view: s._tag === 'Order' ? paymentView(s, loaded.right.events) : null }
   }
 
-  /**
-   * The payment from the `orders` read model: one row and one look at the stream's last event instead
-   * of folding the whole stream. Undefined when the row is missing or behind the stream (the
-   * projector lags a moment behind every write) or cannot be read: the caller then folds the stream.
-   */
+  /** The payment from the `orders` read model (see `projectedState`). */
   const projectedView = async (stream: string): Promise<ApiResult | undefined> => {
-    const rm = deps.readModels
-    if (rm === undefined) return undefined
-    try {
-      const { rows } = await rm.pool.query<{ projection_state: unknown; last_position: string }>(`select projection_state, last_position from "${rm.schema}".orders where stream_name = $1`, [stream])
-      const row = rows[0]
-      if (row === undefined) return undefined
-      // Never staler than the log: when the stream has an event the row has not seen yet, fold the stream.
-      const latest = await deps.store.readStream(stream, { direction: 'backward', maxCount: 1 })()
-      const head = E.isRight(latest) ? latest.right[0] : undefined
-      const headPosition = head === undefined ? undefined : E.isRight(head) ? head.right.position : head.left.position
-      if (headPosition !== row.last_position) return undefined
-      const view = paymentViewOfRow(stream, row.projection_state)
-      return view === null ? undefined : ok({ ...view, served_from: 'read_model', read_model_position: row.last_position }, 'ok')
-    } catch (e) {
-      deps.log.warn({ err: e }, 'the orders read model could not be read; folding the stream instead')
-      return undefined
-    }
+    const projected = await projectedState(deps, 'orders', stream, (json) => paymentViewOfRow(stream, json))
+    return projected === undefined ? undefined : ok({ ...projected.state, ...servedFrom(projected.position) }, 'ok')
   }
 
   const answerWithView = async (stream: string, status: 'created' | 'ok' | 'accepted', extra: JsonObject = {}): Promise<ApiResult> => {
@@ -286,7 +268,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     const stream = orderStreamName(deps.merchantId, merchantOrderId)
     if (!refresh) {
       const projected = await projectedView(stream)
-      return projected ?? answerWithView(stream, 'ok', { served_from: 'event_log' })
+      return projected ?? answerWithView(stream, 'ok', servedFrom(undefined))
     }
     const loaded = await load(deps, orderKind, stream)()
     if (E.isLeft(loaded)) return unavailable('the event store could not be read')

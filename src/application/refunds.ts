@@ -1,3 +1,5 @@
+import { decodeRefundView } from '../projections/refund-state.ts'
+import { projectedState, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { JsonObject } from '../domain/event-store.ts'
@@ -93,7 +95,10 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
   const get = async (merchantRefundId: string, refresh: boolean, cause: Cause): Promise<ApiResult> => {
     if (!MerchantRefundId.is(merchantRefundId)) return invalid([{ path: 'merchant_refund_id', rule: 'must be at most 64 characters' }])
     const stream = refundStreamName(deps.merchantId, merchantRefundId)
-    if (!refresh) return view(stream, 'ok')
+    if (!refresh) {
+      const projected = await projectedState(deps, 'refunds', stream, (json) => decodeRefundView(json).state)
+      return projected === undefined ? view(stream, 'ok', servedFrom(undefined)) : ok({ ...refundView(projected.state), ...servedFrom(projected.position) }, 'ok')
+    }
     const loaded = await load(deps, refundKind, stream)()
     if (E.isLeft(loaded)) return unavailable('the event store could not be read')
     if (loaded.right.state._tag !== 'Refund') return notFound('no such refund is tracked')

@@ -1,3 +1,5 @@
+import { decodeSubscriptionView } from '../projections/subscription-state.ts'
+import { projectedState, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { formatCalendarDate } from '../domain/bangkok-time.ts'
@@ -215,10 +217,16 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
     return E.isLeft(done) ? rejected(done.left) : view(stream, 'ok')
   }
 
-  const get = (merchantSubscribeId: string): Promise<ApiResult> =>
-    merchantSubscribeId.length > 64 || merchantSubscribeId === ''
-      ? Promise.resolve(invalid([{ path: 'merchant_subscribe_id', rule: 'must be 1 to 64 characters' }]))
-      : view(subscriptionStreamName(deps.merchantId, merchantSubscribeId), 'ok')
+  const get = async (merchantSubscribeId: string): Promise<ApiResult> => {
+    if (merchantSubscribeId.length > 64 || merchantSubscribeId === '') return invalid([{ path: 'merchant_subscribe_id', rule: 'must be 1 to 64 characters' }])
+    const stream = subscriptionStreamName(deps.merchantId, merchantSubscribeId)
+    const projected = await projectedState(deps, 'subscriptions', stream, (json) => decodeSubscriptionView(json).state)
+    if (projected === undefined) {
+      const folded = await view(stream, 'ok')
+      return folded._tag === 'Ok' ? { ...folded, body: { ...folded.body, ...servedFrom(undefined) } } : folded
+    }
+    return ok({ ...subscriptionView(projected.state), ...servedFrom(projected.position) }, 'ok')
+  }
 
   return { create, update, cancel, get }
 }

@@ -105,7 +105,7 @@ export const orderRowOf = (stream: string, w: { state: OrderState; extras: Extra
     created_at: iso(o.createdAt),
     completed_at: iso(w.extras.completedAt),
     events_seen: w.extras.events,
-    last_position: last.position,
+    last_event_position: last.position,
     last_event_recorded_at: iso(last.recordedAt),
     projection_state: { state: encodeOrderState(s), extras: Extras.encode(w.extras) as unknown as JsonObject },
   }
@@ -143,7 +143,7 @@ const COLUMNS: Columns = [
   ['created_at', 'timestamptz'],
   ['completed_at', 'timestamptz'],
   ['events_seen', 'integer'],
-  ['last_position', 'text'],
+  ['last_event_position', 'text'],
   ['last_event_recorded_at', 'timestamptz'],
   ['projection_state', 'jsonb'],
 ]
@@ -185,7 +185,7 @@ const createTables = (schema: string): ReadonlyArray<string> => {
       completed_at           timestamptz,
       completed_at_bangkok   timestamp generated always as (completed_at at time zone 'Asia/Bangkok') stored,
       events_seen            integer not null,
-      last_position          text collate "C" not null,
+      last_event_position          text collate "C" not null,
       last_event_recorded_at timestamptz not null,
       projection_state       jsonb not null
     )`,

@@ -92,8 +92,8 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
               expect(actual?.['notifications_seen']).toBe(o.events.filter((e) => e.type === 'NotificationReceived').length)
               expect(actual?.['redirects_seen']).toBe(o.events.filter((e) => e.type === 'RedirectReceived').length)
               expect(actual?.['events_seen']).toBe(o.events.length)
-              const { last_position: _p, last_event_recorded_at: _r, ...rest } = actual ?? {}
-              const { last_position: _ep, last_event_recorded_at: _er, ...want } = JSON.parse(JSON.stringify(expected)) as Record<string, unknown>
+              const { last_event_position: _p, last_event_recorded_at: _r, ...rest } = actual ?? {}
+              const { last_event_position: _ep, last_event_recorded_at: _er, ...want } = JSON.parse(JSON.stringify(expected)) as Record<string, unknown>
               expect(normalise(rest)).toEqual(normalise(want))
               paid += paidAmountOf(state) ?? 0n
             }
