@@ -191,11 +191,25 @@ export const withEventTable = (config: Pick<Config, 'SATANG_EVENT_STORE'>): { re
 export const runProjector = (config: Config, store: EventStore, db: Database, log: Logger): Projector => {
   const crash = config.SATANG_FAULT_CRASH_AFTER === 'ProjectionBatch'
   if (crash) log.warn('SATANG_FAULT_CRASH_AFTER=ProjectionBatch: this process kills itself in the middle of the third projector batch (tests only)')
+  // Progress of long catch-ups: what each projection applied, every 10 s while it applies anything.
+  const applied = new Map<string, number>()
+  let lastReport = Date.now()
+  const onApplied = (projection: string, events: number): void => {
+    applied.set(projection, (applied.get(projection) ?? 0) + events)
+    const now = Date.now()
+    if (now - lastReport < 10_000) return
+    const seconds = (now - lastReport) / 1000
+    lastReport = now
+    const perProjection = Object.fromEntries(applied)
+    applied.clear()
+    if (Object.values(perProjection).some((n) => n > 0)) log.info({ applied: perProjection, seconds: Math.round(seconds) }, 'projector progress: events applied per projection')
+  }
   return startProjector(
     {
       store,
       pool: db.pool,
       log,
+      onApplied,
       ...(crash
         ? {
             crashHook: (projection: string, batch: number) => {

@@ -52,6 +52,8 @@ describe('rebuild under load', () => {
     let rebuilding = false
     const readErrors: unknown[] = []
     const counts: number[] = []
+    const audits: number[] = []
+    const unbalanced: string[] = []
     try {
       await projector.caughtUp(60_000)
       // Writers: new orders keep arriving through the whole rebuild.
@@ -66,12 +68,20 @@ describe('rebuild under load', () => {
           if (rebuilding) writtenDuringRebuild += 1
         }
       })()
-      // Readers: the number of orders only grows, and the table is always there.
+      // Readers: the tables are always there and whole: orders and audit rows only grow, and the ledger
+      // always balances (a half-built ledger could not be caught balancing at every read).
       const reader = (async () => {
         while (writing) {
           try {
-            const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from "${schema}".orders`)
-            counts.push(rows[0]?.n ?? -1)
+            const { rows } = await pool.query<{ n: number; audit: number; unbalanced: string | null }>(
+              `select (select count(*)::int from "${schema}".orders) as n,
+                      (select count(*)::int from "${schema}".audit_log) as audit,
+                      (select (sum(debit_satang) - sum(credit_satang))::text from "${schema}".ledger_entries) as unbalanced`,
+            )
+            const row = rows[0]
+            counts.push(row?.n ?? -1)
+            audits.push(row?.audit ?? -1)
+            if (row?.unbalanced !== null && row?.unbalanced !== '0') unbalanced.push(row?.unbalanced ?? 'no row')
             if (rebuilding) readingDuringRebuild += 1
           } catch (e) {
             readErrors.push(e)
@@ -99,6 +109,8 @@ describe('rebuild under load', () => {
     expect(writtenDuringRebuild).toBeGreaterThan(0)
     expect(counts.length).toBeGreaterThan(10)
     for (let i = 1; i < counts.length; i++) expect(counts[i]).toBeGreaterThanOrEqual(counts[i - 1] ?? 0)
+    for (let i = 1; i < audits.length; i++) expect(audits[i]).toBeGreaterThanOrEqual(audits[i - 1] ?? 0)
+    expect(unbalanced).toEqual([])
     expect(counts[0]).toBeGreaterThan(0)
 
     for (const projection of PROJECTIONS) {
