@@ -43,8 +43,13 @@ export const statusClassOf = (s: OrderState): StatusClass => {
   return awaitsOutcome(s) ? 'unknown' : 'pending'
 }
 
-/** The extras after `e` (the state before and after it given). */
+/**
+ * The extras after `e` (the state before and after it given). Events before the order exists (a
+ * refused callback naming an order not created yet) count for nothing: the row starts at OrderCreated,
+ * so it does not depend on how the events were split into batches.
+ */
 const nextExtras = (x: Extras, before: OrderState, after: OrderState, e: OrderEvent): Extras => {
+  if (after._tag === 'NoOrder') return x
   const becameFinal = !(before._tag === 'Order' && isFinal(before.status)) && after._tag === 'Order' && isFinal(after.status)
   const completedAt = becameFinal ? (e.type === 'StatusObserved' ? (e.data.completeTime ?? e.data.observedAt) : (after.status?.observedAt ?? null)) : x.completedAt
   return {

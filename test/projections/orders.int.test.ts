@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import type { EventStore } from '../../src/domain/event-store.ts'
 import { fold, isPaid, needsReview, paidAmountOf } from '../../src/domain/order/index.ts'
+import { PROJECTIONS } from '../../src/projections/index.ts'
 import { ledgerProjection } from '../../src/projections/ledger.ts'
+import { callbackRejected } from '../../src/domain/events/common/callback-rejected.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { projectionStatus } from '../../src/projections/status.ts'
 import { migrateReadModels } from '../../src/projections/migrations.ts'
@@ -14,6 +16,7 @@ import { startProjector } from '../../src/projections/projector.ts'
 import { compareWithRebuild } from '../../src/projections/rebuild.ts'
 import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
 import { otherStreamsForProjections } from './mixed-streams.ts'
+import { at } from '../domain/support/values.ts'
 import { appendEvent, interleave, orderEventsOf, orderPlanArb } from './scenarios.ts'
 
 const log = silentLogger()
@@ -132,6 +135,37 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
     for (const o of orders) {
       const { rows } = await pool.query<{ events_seen: number }>(`select events_seen from "${schema}".orders where stream_name = $1`, [o.stream])
       expect(rows).toEqual([{ events_seen: o.events.length }])
+    }
+  })
+
+  it('a refused callback before the order exists changes nothing, however the events are split into batches', async () => {
+    // A log of its own: every projection reads it whole.
+    const own = await freshEventStoreSchema('proj_forged')
+    const ownPool = own.pool(8)
+    const ownStore = makePostgresEventStore({ pool: ownPool, log }, { schema: own.schema })
+    try {
+      const o = orderEventsOf(770_001, { amount: 5_000n, service: 'qr_promptpay', observations: [{ via: 'notification', status: 'PS', amountOk: true, minute: 5 }] })
+      const forged = callbackRejected.make({ callback: 'payment_notification', reason: 'bad_signature', detail: 'signature does not match', violations: [], callbackId: 'req-forged', receivedAt: at(0), payload: null })
+      await appendEvent(ownStore, o.stream, forged)
+      for (const e of o.events) await appendEvent(ownStore, o.stream, e)
+      const schema = uniqueSchemaName('rm')
+      await migrateReadModels({ pool: ownPool, log }, { schema, projections: PROJECTIONS })
+      const projector = startProjector({ store: ownStore, pool: ownPool, log }, { schema, projections: PROJECTIONS, batchSize: 1 })
+      try {
+        await projector.caughtUp(30_000)
+      } finally {
+        await projector.stop()
+      }
+      for (const projection of PROJECTIONS) {
+        const { differences } = await compareWithRebuild({ store: ownStore, pool: ownPool, log }, { schema, projection })
+        for (const d of differences) expect({ projection: projection.name, ...d }).toEqual({ projection: projection.name, table: d.table, onlyLive: 0, onlyRebuilt: 0 })
+      }
+      const { rows } = await ownPool.query<{ events_seen: number; status_code: string }>(`select events_seen, status_code from "${schema}".orders where stream_name = $1`, [o.stream])
+      expect(rows).toEqual([{ events_seen: o.events.length, status_code: 'PS' }])
+      await ownPool.query(`drop schema "${schema}" cascade`)
+    } finally {
+      await ownStore.close()
+      await own.drop()
     }
   })
 
