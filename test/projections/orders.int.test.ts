@@ -31,13 +31,16 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
     pool = es.pool(12)
     store = makePostgresEventStore({ pool, log }, { schema: es.schema })
   })
+  const readModelSchemas: string[] = []
   afterAll(async () => {
+    for (const schema of readModelSchemas) await pool.query(`drop schema if exists "${schema}" cascade`)
     await store.close()
     await es.drop()
   })
 
   const freshReadModels = async (): Promise<string> => {
     const schema = uniqueSchemaName('rm')
+    readModelSchemas.push(schema)
     await migrateReadModels({ pool, log }, { schema, projections: [ordersProjection] })
     return schema
   }
@@ -54,6 +57,7 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
           const runStore = await freshEventStoreSchema('proj_prop')
           const runPool = runStore.pool(8)
           const log1 = makePostgresEventStore({ pool: runPool, log }, { schema: runStore.schema })
+          const rmSchema = uniqueSchemaName('rm')
           try {
             const orders = plans.map((plan, i) => orderEventsOf(i + 1, plan))
             const refunds = otherStreamsForProjections(orders, { subscriptions: 0, refundEvery })
@@ -67,7 +71,7 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
               await appendEvent(log1, a.stream, a.event, a.eventId)
               if (picks[i % picks.length] === 0) await appendEvent(log1, a.stream, a.event, a.eventId)
             }
-            const schema = uniqueSchemaName('rm')
+            const schema = rmSchema
             await migrateReadModels({ pool: runPool, log }, { schema, projections: [ordersProjection, ledgerProjection] })
             const projector = startProjector({ store: log1, pool: runPool, log }, { schema, projections: [ordersProjection, ledgerProjection], batchSize })
             try {
@@ -109,6 +113,7 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
             const { rows: receivable } = await runPool.query<{ balance: string | null }>(`select sum(balance_satang)::text as balance from "${schema}".trial_balance where account = 'gateway_receivable'`)
             expect(BigInt(receivable[0]?.balance ?? '0')).toBe(paid - refunded)
           } finally {
+            await runPool.query(`drop schema if exists "${rmSchema}" cascade`)
             await log1.close()
             await runStore.drop()
           }
