@@ -11,8 +11,9 @@ const seconds = (s: number): string => (s < 1 ? `${(s * 1000).toFixed(0)} ms` : 
 
 const statusLine = (s: ProjectionStatus): string => {
   const behind = s.eventsBehind === 0 ? 'caught up' : `${s.eventsBehindCapped ? '≥' : ''}${s.eventsBehind.toLocaleString('en-US')} events / ${seconds(s.secondsBehind)} behind`
-  const state = s.state === 'failed' ? `FAILED: ${s.failure?.message ?? ''}` : s.state === 'not_migrated' ? 'not migrated (run satang migrate)' : 'running'
-  return `${s.name.padEnd(14)} ${state.padEnd(9)} ${behind.padEnd(34)} applied ${s.eventsApplied.toLocaleString('en-US').padStart(11)}  at ${s.position ?? 'start'}`
+  const state = s.state === 'failed' ? 'FAILED' : s.state === 'not_migrated' ? 'not migrated (run satang migrate)' : 'running'
+  const line = `${s.name.padEnd(14)} ${state.padEnd(9)} ${behind.padEnd(34)} ${s.eventsApplied.toLocaleString('en-US').padStart(14)}  ${s.position ?? 'start'}`
+  return s.failure === null ? line : `${line}\n  stopped ${s.failure.at.toISOString()}: ${s.failure.message}`
 }
 
 const statusJson = (s: ProjectionStatus) => ({
@@ -79,7 +80,7 @@ export const registerProjectCommand = (program: Command, setExitCode: (code: num
         if (opts.status === true) {
           const statuses = await projectionStatus(store, db.pool, READ_MODEL_SCHEMA, PROJECTIONS)
           if (opts.json === true) process.stdout.write(`${JSON.stringify(statuses.map(statusJson), null, 2)}\n`)
-          else process.stdout.write(`${statuses.map(statusLine).join('\n')}\n`)
+          else process.stdout.write(`${['PROJECTION     STATE     LAG                                EVENTS APPLIED  CHECKPOINT', ...statuses.map(statusLine)].join('\n')}\n`)
           setExitCode(statuses.some((s) => s.state === 'failed') ? EXIT.negative : EXIT.ok)
           return
         }
