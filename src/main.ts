@@ -177,15 +177,12 @@ export const registerProjectionMetrics = (registry: Registry, store: EventStore,
   gauge('satang_projection_failed', '1 when the projection stopped on an event it cannot apply (see satang project --status)', (s) => (s.state === 'failed' ? 1 : 0))
 }
 
-/** The event table the projections may copy payloads from: only when the log is PostgreSQL in the same database. */
-export const eventTableFor = (config: Pick<Config, 'SATANG_EVENT_STORE'>): string | undefined =>
-  config.SATANG_EVENT_STORE === 'eventstoredb' ? undefined : `"${EVENT_STORE_SCHEMA}".events`
-
-/** `{ eventTable }` for the projector and rebuilds, or nothing. */
-export const withEventTable = (config: Pick<Config, 'SATANG_EVENT_STORE'>): { readonly eventTable?: string } => {
-  const eventTable = eventTableFor(config)
-  return eventTable === undefined ? {} : { eventTable }
-}
+/**
+ * `{ eventTable }` for the projector and rebuilds (`ProjectionTarget.eventTable`): the event table the
+ * projections may copy payloads from, only when the log is PostgreSQL in the same database; else nothing.
+ */
+export const withEventTable = (config: Pick<Config, 'SATANG_EVENT_STORE'>): { readonly eventTable?: string } =>
+  config.SATANG_EVENT_STORE === 'eventstoredb' ? {} : { eventTable: `"${EVENT_STORE_SCHEMA}".events` }
 
 /** The projector over every read model, as `satang up` and `satang project` run it. */
 export const runProjector = (config: Config, store: EventStore, db: Database, log: Logger): Projector => {

@@ -163,7 +163,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
 
   /** The payment from the `orders` read model (see `projectedState`). */
   const projectedView = async (stream: string): Promise<ApiResult | undefined> => {
-    const projected = await projectedState(deps, 'orders', stream, (json) => paymentViewOfRow(stream, json))
+    const projected = await projectedState(deps, 'orders', stream, paymentViewOfRow)
     return projected === undefined ? undefined : ok({ ...projected.state, ...servedFrom(projected.position) }, 'ok')
   }
 

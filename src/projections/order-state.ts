@@ -3,9 +3,8 @@ import * as t from 'io-ts'
 import type { JsonObject } from '../domain/event-store.ts'
 import { Instant, nullable, StatusClassificationCodec } from '../domain/events/codecs.ts'
 import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
-import type { EventDefinition } from '../domain/events/define-event.ts'
 import { OutcomeUnknownReason, RequestFailureReason } from '../domain/events/request-outcome.ts'
-import { formatViolations, violationsOf } from '../domain/violations.ts'
+import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from './kept-state.ts'
 import { orderCreated } from '../domain/order/events/order-created.ts'
 import { initialOrderState, type OrderState, type PaymentRequestPhase } from '../domain/order/state.ts'
 
@@ -16,16 +15,7 @@ import { initialOrderState, type OrderState, type PaymentRequestPhase } from '..
  * model, and it would grow with every observation. A decoded state carries an empty set.
  */
 
-/** Event data kept inside a state: with its schema version, so a later version still reads it. */
-const EventData = t.strict({ schemaVersion: t.number, data: t.UnknownRecord })
-
-const embedded =
-  <A>(def: EventDefinition<string, A>) =>
-  (u: t.TypeOf<typeof EventData>): A => {
-    const decoded = def.decode(u.schemaVersion, u.data)
-    if (E.isLeft(decoded)) throw new Error(`order state: ${def.type} data does not decode (${decoded.left._tag})`)
-    return decoded.right.data
-  }
+const embedded = readKeptEventData('order state')
 
 const RequestPhase = t.union([
   t.strict({ phase: t.literal('not_requested') }),
@@ -44,12 +34,12 @@ const CurrentStatus = t.strict({
 })
 
 const Stored = t.strict({
-  order: EventData,
+  order: KeptEventData,
   request: RequestPhase,
   gatewayOrderId: nullable(t.string),
   status: nullable(CurrentStatus),
   redirectStatus: nullable(t.string),
-  discrepancies: t.array(EventData),
+  discrepancies: t.array(KeptEventData),
   unclassifiedStatuses: t.array(t.string),
 })
 
@@ -58,12 +48,12 @@ export const encodeOrderState = (s: OrderState): JsonObject | null => {
   if (s._tag === 'NoOrder') return null
   const request: PaymentRequestPhase = s.request
   return Stored.encode({
-    order: orderCreated.encode(s.order),
+    order: keepEventData(orderCreated, s.order),
     request,
     gatewayOrderId: s.gatewayOrderId,
     status: s.status,
     redirectStatus: s.redirectStatus,
-    discrepancies: s.discrepancies.map((d) => discrepancyObserved.encode(d)),
+    discrepancies: s.discrepancies.map((d) => keepEventData(discrepancyObserved, d)),
     unclassifiedStatuses: [...s.unclassifiedStatuses],
   }) as unknown as JsonObject
 }
@@ -72,7 +62,7 @@ export const encodeOrderState = (s: OrderState): JsonObject | null => {
 export const decodeOrderState = (json: unknown): OrderState => {
   if (json === null || json === undefined) return initialOrderState
   const decoded = Stored.decode(json)
-  if (E.isLeft(decoded)) throw new Error(`order state does not decode: ${formatViolations(violationsOf(decoded.left)).replaceAll('\n', '; ')}`)
+  if (E.isLeft(decoded)) throw new Error(`order state does not decode: ${describeErrors(decoded.left)}`)
   const s = decoded.right
   return {
     _tag: 'Order',

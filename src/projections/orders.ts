@@ -4,9 +4,9 @@ import { paymentView } from '../application/payment-view.ts'
 import type { JsonObject } from '../domain/event-store.ts'
 import { Instant, nullable } from '../domain/events/codecs.ts'
 import { awaitsOutcome, evolve, isFinal, isOrderEvent, isPaid, needsReview, type OrderEvent, type OrderState } from '../domain/order/index.ts'
-import { formatViolations, violationsOf } from '../domain/violations.ts'
+import { describeErrors, loadKeptStates } from './kept-state.ts'
 import { decodeOrderState, encodeOrderState } from './order-state.ts'
-import { upsertFromRecordset, type Columns } from './sql.ts'
+import { isoOrNull, upsertFromRecordset, type Columns } from './sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
 
 /**
@@ -71,8 +71,6 @@ export const foldOrder = (start: { state: OrderState; extras: Extras }, events: 
 
 export const initialOrderFold = (): { state: OrderState; extras: Extras } => ({ state: { _tag: 'NoOrder' }, extras: NO_EXTRAS })
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString())
-
 /** The row's columns (as JSON for `jsonb_to_recordset`). Exported for tests that compare the table with a fold. */
 export const orderRowOf = (stream: string, w: { state: OrderState; extras: Extras }, last: { position: string; recordedAt: Date }): JsonObject | null => {
   const s = w.state
@@ -96,7 +94,7 @@ export const orderRowOf = (stream: string, w: { state: OrderState; extras: Extra
     status_final: s.status?.classification.final ?? false,
     status_class: statusClassOf(s),
     status_source: s.status?.source ?? null,
-    status_observed_at: iso(s.status?.observedAt ?? null),
+    status_observed_at: isoOrNull(s.status?.observedAt ?? null),
     paid_amount_satang: isPaid(s) ? o.amount.toString() : null,
     request_phase: s.request.phase,
     outcome_unknown: awaitsOutcome(s),
@@ -107,11 +105,11 @@ export const orderRowOf = (stream: string, w: { state: OrderState; extras: Extra
     open_discrepancies: s.discrepancies.length,
     unclassified_statuses: [...s.unclassifiedStatuses],
     needs_review: needsReview(s),
-    created_at: iso(o.createdAt),
-    completed_at: iso(w.extras.completedAt),
+    created_at: isoOrNull(o.createdAt),
+    completed_at: isoOrNull(w.extras.completedAt),
     events_seen: w.extras.events,
     last_event_position: last.position,
-    last_event_recorded_at: iso(last.recordedAt),
+    last_event_recorded_at: isoOrNull(last.recordedAt),
     projection_state: { state: encodeOrderState(s), extras: Extras.encode(w.extras) as unknown as JsonObject },
   }
 }
@@ -203,28 +201,17 @@ const createTables = (schema: string): ReadonlyArray<string> => {
   ]
 }
 
-const decodeKept = (stream: string, json: unknown): { state: OrderState; extras: Extras } => {
+/** A row's `projection_state` back: the order's aggregate state and the extras. */
+const decodeKept = (json: unknown): { state: OrderState; extras: Extras } => {
   const decoded = Kept.decode(json)
-  if (E.isLeft(decoded)) throw new Error(`orders: projection_state of ${stream} does not decode: ${formatViolations(violationsOf(decoded.left))}`)
+  if (E.isLeft(decoded)) throw new Error(`orders projection_state does not decode: ${describeErrors(decoded.left)}`)
   return { state: decodeOrderState(decoded.right.state), extras: decoded.right.extras }
 }
 
 /** The payment as the merchant API shows it (`GET /v1/payments/{id}`), from a row's `projection_state`; null when it holds no order. */
-export const paymentViewOfRow = (stream: string, projectionState: unknown): JsonObject | null => {
-  const { state, extras } = decodeKept(stream, projectionState)
+export const paymentViewOfRow = (projectionState: unknown): JsonObject | null => {
+  const { state, extras } = decodeKept(projectionState)
   return state._tag === 'Order' ? { ...paymentView(state, []), gateway_response: extras.gatewayResponse as JsonObject | null } : null
-}
-
-const KeptRow = t.type({ stream_name: t.string, projection_state: t.unknown })
-
-const load = async (target: ProjectionTarget, streams: ReadonlyArray<string>): Promise<Map<string, { state: OrderState; extras: Extras }>> => {
-  const { rows } = await target.client.query(`select stream_name, projection_state from ${qualified(target.schema, 'orders')} where stream_name = any($1::text[])`, [streams])
-  const kept = new Map<string, { state: OrderState; extras: Extras }>()
-  for (const row of rows as unknown[]) {
-    if (!KeptRow.is(row)) throw new Error('orders: unexpected row shape')
-    kept.set(row.stream_name, decodeKept(row.stream_name, row.projection_state))
-  }
-  return kept
 }
 
 const upsertSql = (schema: string): string => upsertFromRecordset(qualified(schema, 'orders'), COLUMNS, 'stream_name', '$1')
@@ -238,7 +225,7 @@ const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEv
     else list.push(e)
   }
   if (byStream.size === 0) return
-  const kept = await load(target, [...byStream.keys()])
+  const kept = await loadKeptStates(target, 'orders', [...byStream.keys()], decodeKept)
   const rows: JsonObject[] = []
   for (const [stream, list] of byStream) {
     const folded = foldOrder(kept.get(stream) ?? initialOrderFold(), list.map((e) => e.event as OrderEvent))

@@ -4,11 +4,10 @@ import { Position, type JsonObject } from '../domain/event-store.ts'
 import { Count, Instant, nullable, ObservationSource, SatangAmount, StatusClassificationCodec } from '../domain/events/codecs.ts'
 import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
 import { JsonObjectCodec } from '../domain/events/json.ts'
-import type { EventDefinition } from '../domain/events/define-event.ts'
 import type { StatusClassification } from '../domain/gateway/statuses.ts'
 import { TrackedBy } from '../domain/refund/events/refund-tracked.ts'
 import { initialRefundState, type Refund, type RefundState } from '../domain/refund/state.ts'
-import { formatViolations, violationsOf } from '../domain/violations.ts'
+import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from './kept-state.ts'
 
 /*
  * The refund aggregate's state as JSON, so that the `refunds` projection can keep it between batches
@@ -21,18 +20,7 @@ import { formatViolations, violationsOf } from '../domain/violations.ts'
  * decoded state carries an empty set, so it must never be handed to `decide`.
  */
 
-const describeErrors = (errors: t.Errors): string => formatViolations(violationsOf(errors)).replaceAll('\n', '; ')
-
-/** Event data kept inside a state, with its schema version. */
-const EventData = t.strict({ schemaVersion: t.number, data: JsonObjectCodec })
-
-const embedded =
-  <A>(def: EventDefinition<string, A>) =>
-  (u: t.TypeOf<typeof EventData>): A => {
-    const decoded = def.decode(u.schemaVersion, u.data)
-    if (E.isLeft(decoded)) throw new Error(`refund state: ${def.type} data does not decode (${decoded.left._tag})`)
-    return decoded.right.data
-  }
+const embedded = readKeptEventData('refund state')
 
 const Status = t.strict({ code: t.string, classification: StatusClassificationCodec, source: ObservationSource, observedAt: Instant })
 
@@ -47,7 +35,7 @@ const Stored = t.strict({
   refundOrderId: nullable(t.string),
   status: nullable(Status),
   recorded: nullable(Recorded),
-  discrepancies: t.array(EventData),
+  discrepancies: t.array(KeptEventData),
   unclassifiedStatuses: t.array(t.string),
 })
 
@@ -64,10 +52,7 @@ const encodeRefund = (s: Refund): JsonObject =>
     refundOrderId: s.refundOrderId,
     status: s.status === null ? null : { code: s.status.code, classification: classificationOf(s.status.classification), source: s.status.source, observedAt: s.status.observedAt },
     recorded: s.recorded === null ? null : { amount: s.recorded.amount, currency: s.recorded.currency, recordedAt: s.recorded.recordedAt },
-    discrepancies: s.discrepancies.map((d) => {
-      const { schemaVersion, data } = discrepancyObserved.encode(d)
-      return { schemaVersion, data }
-    }),
+    discrepancies: s.discrepancies.map((d) => keepEventData(discrepancyObserved, d)),
     unclassifiedStatuses: [...s.unclassifiedStatuses],
   })
 

@@ -3,7 +3,8 @@ import { isRefundEvent, type RefundEvent } from '../domain/refund/events/index.t
 import { evolve } from '../domain/refund/evolve.ts'
 import { initialRefundState, needsReview, type Refund } from '../domain/refund/state.ts'
 import { decodeRefundView, encodeRefundView, type RefundView } from './refund-state.ts'
-import { upsertFromRecordset, type Columns } from './sql.ts'
+import { loadKeptStates } from './kept-state.ts'
+import { isoOrNull, upsertFromRecordset, type Columns } from './sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
 
 /**
@@ -78,8 +79,6 @@ export const evolveRefundView = (view: RefundView | null, pe: ProjectedEvent): R
 /** Folds events of ONE refund stream, in log order, onto a view (tests compare the table with this). */
 export const foldRefundView = (events: ReadonlyArray<ProjectedEvent>, start: RefundView | null = null): RefundView | null => events.reduce(evolveRefundView, start)
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString())
-
 /**
  * The row's columns as JSON (for `jsonb_to_recordset`: instants as ISO text, satang as digit strings),
  * without `projection_state` and the generated `*_bangkok` columns. Exported for tests.
@@ -97,13 +96,13 @@ export const refundRowOf = (stream: string, v: RefundView): JsonObject => {
     status_class: refundStatusClassOf(s),
     status_final: s.status?.classification.final ?? false,
     status_source: s.status?.source ?? null,
-    status_observed_at: iso(s.status?.observedAt ?? null),
+    status_observed_at: isoOrNull(s.status?.observedAt ?? null),
     amount_satang: s.recorded?.amount.toString() ?? null,
     currency: s.recorded?.currency ?? null,
     tracked_by: s.trackedBy,
     tracked_at: s.trackedAt.toISOString(),
-    completed_at: iso(v.completedAt),
-    recorded_at: iso(s.recorded?.recordedAt ?? null),
+    completed_at: isoOrNull(v.completedAt),
+    recorded_at: isoOrNull(s.recorded?.recordedAt ?? null),
     notifications_seen: v.notificationsSeen,
     queries_seen: v.queriesSeen,
     needs_review: needsReview(s),
@@ -189,27 +188,10 @@ const createTables = (schema: string): ReadonlyArray<string> => {
 
 const upsertSql = (schema: string): string => upsertFromRecordset(qualified(schema, REFUNDS_TABLE), COLUMNS, 'stream_name', '$1')
 
-type KeptRow = { readonly stream_name: string; readonly projection_state: unknown }
-
-const load = async (target: ProjectionTarget, streams: ReadonlyArray<string>): Promise<Map<string, RefundView>> => {
-  const { rows } = await target.client.query<KeptRow>(`select stream_name, projection_state from ${qualified(target.schema, REFUNDS_TABLE)} where stream_name = any($1::text[])`, [
-    streams,
-  ])
-  const kept = new Map<string, RefundView>()
-  for (const row of rows) {
-    try {
-      kept.set(row.stream_name, decodeRefundView(row.projection_state))
-    } catch (e) {
-      throw new Error(`refunds: the kept state of ${row.stream_name}: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
-    }
-  }
-  return kept
-}
-
 const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEvent>): Promise<void> => {
   const mine = events.filter((e) => e.streamName.startsWith(STREAM_PREFIX))
   if (mine.length === 0) return
-  const views: Map<string, RefundView | null> = await load(target, [...new Set(mine.map((e) => e.streamName))])
+  const views: Map<string, RefundView | null> = await loadKeptStates(target, REFUNDS_TABLE, [...new Set(mine.map((e) => e.streamName))], decodeRefundView)
   const changed = new Set<string>()
   for (const pe of mine) {
     const view = evolveRefundView(views.get(pe.streamName) ?? null, pe)

@@ -19,3 +19,6 @@ export const upsertFromRecordset = (table: string, columns: Columns, key: string
      .filter((n) => n !== key)
      .map((n) => `${n} = excluded.${n}`)
      .join(', ')}`
+
+/** An instant as a recordset value (ISO-8601 UTC text), or null. */
+export const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString())

@@ -5,14 +5,13 @@ import { CalendarDateText } from '../domain/bangkok-time.ts'
 import { Position, type JsonObject } from '../domain/event-store.ts'
 import { Count, Instant, Integer, nullable, PositiveInt } from '../domain/events/codecs.ts'
 import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
-import type { EventDefinition } from '../domain/events/define-event.ts'
 import { JsonObjectCodec } from '../domain/events/json.ts'
 import { oneOf } from '../domain/gateway/text-codecs.ts'
 import { SubscriptionMerchantUrls, SubscriptionOperation } from '../domain/subscription/events/subscription-requested.ts'
 import { SubscriptionPlan } from '../domain/subscription/plan.ts'
 import { initialSubscriptionState, type PendingRequest, type Subscription, type SubscriptionState } from '../domain/subscription/state.ts'
 import { isValidCalendarDate, type ChargeState } from '../domain/subscription-schedule.ts'
-import { formatViolations, violationsOf } from '../domain/violations.ts'
+import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from './kept-state.ts'
 
 /*
  * The subscription aggregate's state as JSON, so that the `subscriptions` projection can keep it
@@ -26,18 +25,7 @@ import { formatViolations, violationsOf } from '../domain/violations.ts'
  * state carries an empty set, so it must never be handed to `decide`.
  */
 
-const describeErrors = (errors: t.Errors): string => formatViolations(violationsOf(errors)).replaceAll('\n', '; ')
-
-/** Event data kept inside a state, with its schema version. */
-const EventData = t.strict({ schemaVersion: t.number, data: JsonObjectCodec })
-
-const embedded =
-  <A>(def: EventDefinition<string, A>) =>
-  (u: t.TypeOf<typeof EventData>): A => {
-    const decoded = def.decode(u.schemaVersion, u.data)
-    if (E.isLeft(decoded)) throw new Error(`subscription state: ${def.type} data does not decode (${decoded.left._tag})`)
-    return decoded.right.data
-  }
+const embedded = readKeptEventData('subscription state')
 
 const Lifecycle = oneOf('SubscriptionLifecycle', ['requested', 'request_failed', 'outcome_unknown', 'created', 'active', 'suspended', 'cancelled'])
 
@@ -86,7 +74,7 @@ const Stored = t.strict({
   pending: nullable(Pending),
   lastRequestSeq: Count,
   charges: nullable(Charges),
-  discrepancies: t.array(EventData),
+  discrepancies: t.array(KeptEventData),
 })
 
 // Built field by field: io-ts `encode` copies keys it does not know (`_tag`, `observationKeys`).
@@ -118,10 +106,7 @@ const encodeSubscription = (s: Subscription): JsonObject =>
     pending: s.pending === null ? null : encodePending(s.pending),
     lastRequestSeq: s.lastRequestSeq,
     charges: s.charges === null ? null : encodeCharges(s.charges),
-    discrepancies: s.discrepancies.map((d) => {
-      const { schemaVersion, data } = discrepancyObserved.encode(d)
-      return { schemaVersion, data }
-    }),
+    discrepancies: s.discrepancies.map((d) => keepEventData(discrepancyObserved, d)),
   })
 
 /** The state as JSON; `null` for a subscription stream without its create request (nothing to keep). */

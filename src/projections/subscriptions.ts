@@ -4,6 +4,7 @@ import { isSubscriptionEvent, type SubscriptionEvent } from '../domain/subscript
 import { evolve } from '../domain/subscription/evolve.ts'
 import { initialSubscriptionState, needsReview, subscriptionStatusOf, type Subscription, type SubscriptionDisplayStatus } from '../domain/subscription/state.ts'
 import { decodeSubscriptionView, encodeSubscriptionView, type SubscriptionView } from './subscription-state.ts'
+import { loadKeptStates } from './kept-state.ts'
 import { recordsetSelect, upsertFromRecordset, type Columns } from './sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
 
@@ -273,28 +274,10 @@ const writeSql = (schema: string): string =>
    insert into ${qualified(schema, SUBSCRIPTION_CHARGES_TABLE)} (${CHARGE_COLUMNS.map(([n]) => n).join(', ')})
    ${recordsetSelect(CHARGE_COLUMNS, '$2')}`
 
-type KeptRow = { readonly stream_name: string; readonly projection_state: unknown }
-
-const load = async (target: ProjectionTarget, streams: ReadonlyArray<string>): Promise<Map<string, SubscriptionView>> => {
-  const { rows } = await target.client.query<KeptRow>(
-    `select stream_name, projection_state from ${qualified(target.schema, SUBSCRIPTIONS_TABLE)} where stream_name = any($1::text[])`,
-    [streams],
-  )
-  const kept = new Map<string, SubscriptionView>()
-  for (const row of rows) {
-    try {
-      kept.set(row.stream_name, decodeSubscriptionView(row.projection_state))
-    } catch (e) {
-      throw new Error(`subscriptions: the kept state of ${row.stream_name}: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
-    }
-  }
-  return kept
-}
-
 const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEvent>): Promise<void> => {
   const mine = events.filter((e) => e.streamName.startsWith(STREAM_PREFIX))
   if (mine.length === 0) return
-  const views: Map<string, SubscriptionView | null> = await load(target, [...new Set(mine.map((e) => e.streamName))])
+  const views: Map<string, SubscriptionView | null> = await loadKeptStates(target, SUBSCRIPTIONS_TABLE, [...new Set(mine.map((e) => e.streamName))], decodeSubscriptionView)
   const changed = new Set<string>()
   const charges: JsonObject[] = []
   for (const pe of mine) {

@@ -11,7 +11,7 @@ import type { ReadModels } from '../../projections/types.ts'
 import type { TokenMatcher } from './api-tokens.ts'
 import { requireScope } from './auth.ts'
 import { invalidRequest, sendError } from './errors.ts'
-import type { RouteDocumentation } from './openapi.ts'
+import { errors, route } from './openapi.ts'
 
 /**
  * `GET /v1/ledger/balances` and `GET /v1/ledger/entries`: the double-entry ledger, read from the
@@ -209,29 +209,6 @@ const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type
 const int = (description: string): JsonSchema => ({ type: 'integer', description })
 const nullableStr = (description: string): JsonSchema => ({ type: 'string', nullable: true, description })
 
-const errorBody = (description: string): JsonSchema => ({
-  description,
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: str('a stable code: invalid_request, unauthorized, forbidden, unavailable'),
-    message: str('for people'),
-    violations: {
-      type: 'array',
-      description: 'invalid_request only: every bad parameter and the rule it breaks',
-      items: { type: 'object', required: ['path', 'rule'], properties: { path: str('the query parameter'), rule: str('the rule') } },
-    },
-  },
-  additionalProperties: true,
-})
-
-const ERRORS = {
-  400: errorBody('invalid_request: `violations` names every bad query parameter and rule'),
-  401: errorBody('unauthorized: no token or an unknown one (WWW-Authenticate: Bearer)'),
-  403: errorBody('forbidden: `required_scope` names the missing scope (read)'),
-  503: errorBody('unavailable (`retriable: true`): the ledger read model does not exist yet, or the database failed'),
-}
-
 const amountProps = (what: string): Readonly<Record<string, JsonSchema>> => ({
   debit_satang: int(`${what} debits, satang`),
   credit_satang: int(`${what} credits, satang`),
@@ -248,19 +225,11 @@ const dateParam = (description: string): JsonSchema => str(description, { format
 const currencyParam = str('only this currency', { pattern: '^[A-Z]{3}$', example: 'THB' })
 const channelParam = str('only this channel: an order service such as svc.thaiqr.pay, subscription, or unknown', { pattern: '^[A-Za-z0-9._-]{1,64}$' })
 
-const route = (summary: string, description: string, documentation: RouteDocumentation): FastifySchema => ({
-  summary,
-  description: `Requires a bearer token with the scope \`read\`. ${description}`,
-  tags: ['v1'],
-  security: [{ bearer: [] }],
-  documentation,
-})
-
 /** The `schema` of each ledger route, for `/v1/openapi.json`. */
 export const LEDGER_DOCS = {
   balances: route(
     'The trial balance of the ledger',
-    'One row per account, channel and currency with its total debits, credits and balance (debits minus credits), and totals per currency (debits = credits). With `date`: as of the end of that Bangkok date.',
+    'read',
     {
       querystring: {
         type: 'object',
@@ -297,16 +266,14 @@ export const LEDGER_DOCS = {
             balanced: { type: 'boolean', description: 'debits = credits in every currency' },
           },
         },
-        400: ERRORS[400],
-        401: ERRORS[401],
-        403: ERRORS[403],
-        503: ERRORS[503],
+        ...errors(400, 503),
       },
     },
+    'One row per account, channel and currency with its total debits, credits and balance (debits minus credits), and totals per currency (debits = credits). With `date`: as of the end of that Bangkok date.',
   ),
   entries: route(
     'Ledger entries (posting lines)',
-    `One line per row, in log order (global position, then line). Keyset pages: pass \`next_cursor\` as \`cursor\` for the next page; \`next_cursor\` is null on the last. \`limit\` 1 to ${String(MAX_ENTRIES_LIMIT)} (default ${String(DEFAULT_ENTRIES_LIMIT)}).`,
+    'read',
     {
       querystring: {
         type: 'object',
@@ -359,11 +326,9 @@ export const LEDGER_DOCS = {
             },
           },
         },
-        400: ERRORS[400],
-        401: ERRORS[401],
-        403: ERRORS[403],
-        503: ERRORS[503],
+        ...errors(400, 503),
       },
     },
+    `One line per row, in log order (global position, then line). Keyset pages: pass \`next_cursor\` as \`cursor\` for the next page; \`next_cursor\` is null on the last. \`limit\` 1 to ${String(MAX_ENTRIES_LIMIT)} (default ${String(DEFAULT_ENTRIES_LIMIT)}).`,
   ),
 } as const satisfies Readonly<Record<string, FastifySchema>>

@@ -54,7 +54,7 @@ const errorBody = (description: string): JsonSchema => ({
 })
 
 const ERRORS = {
-  400: errorBody('invalid_request: `violations` lists every rule broken'),
+  400: errorBody('invalid_request: `violations` lists every rule broken (of the body, the path or the query parameters)'),
   401: errorBody('unauthorized: no token or an unknown one (WWW-Authenticate: Bearer)'),
   403: errorBody('forbidden: `required_scope` names the missing scope'),
   404: errorBody('not_found'),
@@ -63,18 +63,19 @@ const ERRORS = {
   415: errorBody('unsupported_media_type: send application/json'),
   422: errorBody('gateway_rejected: `code`, `trace_id`, `resource` (recorded)'),
   502: errorBody('gateway_unavailable, not retriable (`retriable: false`)'),
-  503: errorBody('gateway_unavailable (`retriable: true`), or unavailable: the event store failed'),
+  503: errorBody('gateway_unavailable (`retriable: true`), or unavailable: the event store or a read model failed (or the read model is not migrated yet)'),
 } as const
 type ErrorStatus = keyof typeof ERRORS
 
-const errors = (...statuses: ReadonlyArray<ErrorStatus>): { readonly [status: number]: JsonSchema } =>
+/** The error responses of a route: 401 and 403 (every route has a token and a scope), and `statuses`. */
+export const errors = (...statuses: ReadonlyArray<ErrorStatus>): { readonly [status: number]: JsonSchema } =>
 {
   const all: ReadonlyArray<ErrorStatus> = [401, 403, ...statuses]
   return Object.fromEntries(all.map((s) => [s, ERRORS[s]]))
 }
 
 /** A route's summary, scope and documentation, as its `schema`. */
-const route = (summary: string, scope: ApiScope, documentation: RouteDocumentation, description = ''): FastifySchema => ({
+export const route = (summary: string, scope: ApiScope, documentation: RouteDocumentation, description = ''): FastifySchema => ({
   summary,
   description: `Requires a bearer token with the scope \`${scope}\`.${description === '' ? '' : ` ${description}`}`,
   tags: ['v1'],
