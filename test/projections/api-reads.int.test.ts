@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import { makeRecording } from '../../src/application/index.ts'
 import type { ApiResult } from '../../src/application/results.ts'
 import type { EventStore } from '../../src/domain/event-store.ts'
@@ -10,12 +9,11 @@ import { redirectReceived } from '../../src/domain/events/common/redirect-receiv
 import { redactPayerData } from '../../src/domain/events/redaction.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { PROJECTIONS } from '../../src/projections/index.ts'
-import { migrateReadModels } from '../../src/projections/migrations.ts'
 import { startProjector } from '../../src/projections/projector.ts'
 import { makeMemoryEventStore } from '../application/memory-event-store.ts'
 import { makeFakeGateway, testDeps } from '../application/support.ts'
 import { at } from '../domain/support/values.ts'
-import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
+import { freshProjectionDatabase, type ProjectionDatabase } from './support.ts'
 import { otherStreamsForProjections } from './mixed-streams.ts'
 import { appendEvent, orderEventsOf, orderPlanArb } from './scenarios.ts'
 
@@ -26,22 +24,19 @@ const log = silentLogger()
  * the same answers the event log gives; a row behind its stream is never served.
  */
 describe('GET answers from the read models', () => {
-  let es: TestSchema
+  let db: ProjectionDatabase
   let pool: Pool
   let store: EventStore
   let schema: string
 
   beforeAll(async () => {
-    es = await freshEventStoreSchema('api_reads')
-    pool = es.pool(12)
-    store = makePostgresEventStore({ pool, log }, { schema: es.schema })
-    schema = uniqueSchemaName('rm')
-    await migrateReadModels({ pool, log }, { schema, projections: PROJECTIONS })
+    db = await freshProjectionDatabase('api_reads', PROJECTIONS, 12)
+    pool = db.pool
+    store = db.store
+    schema = db.schema
   })
   afterAll(async () => {
-    await store.close()
-    await pool.query(`drop schema if exists "${schema}" cascade`)
-    await es.drop()
+    await db.drop()
   })
 
   const body = (r: ApiResult): Record<string, unknown> => {

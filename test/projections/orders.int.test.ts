@@ -18,6 +18,7 @@ import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../sup
 import { otherStreamsForProjections } from './mixed-streams.ts'
 import { at } from '../domain/support/values.ts'
 import { appendEvent, interleave, orderEventsOf, orderPlanArb } from './scenarios.ts'
+import { freshProjectionDatabase } from './support.ts'
 
 const log = silentLogger()
 
@@ -54,10 +55,8 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
         fc.integer({ min: 1, max: 3 }),
         async (plans, picks, batchSize, refundEvery) => {
           // Each run has a log of its own.
-          const runStore = await freshEventStoreSchema('proj_prop')
-          const runPool = runStore.pool(8)
-          const log1 = makePostgresEventStore({ pool: runPool, log }, { schema: runStore.schema })
-          const rmSchema = uniqueSchemaName('rm')
+          const run = await freshProjectionDatabase('proj_prop', [ordersProjection, ledgerProjection])
+          const { pool: runPool, store: log1, schema } = run
           try {
             const orders = plans.map((plan, i) => orderEventsOf(i + 1, plan))
             const refunds = otherStreamsForProjections(orders, { subscriptions: 0, refundEvery })
@@ -71,8 +70,6 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
               await appendEvent(log1, a.stream, a.event, a.eventId)
               if (picks[i % picks.length] === 0) await appendEvent(log1, a.stream, a.event, a.eventId)
             }
-            const schema = rmSchema
-            await migrateReadModels({ pool: runPool, log }, { schema, projections: [ordersProjection, ledgerProjection] })
             const projector = startProjector({ store: log1, pool: runPool, log }, { schema, projections: [ordersProjection, ledgerProjection], batchSize })
             try {
               await projector.caughtUp(30_000)
@@ -113,9 +110,7 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
             const { rows: receivable } = await runPool.query<{ balance: string | null }>(`select sum(balance_satang)::text as balance from "${schema}".trial_balance where account = 'gateway_receivable'`)
             expect(BigInt(receivable[0]?.balance ?? '0')).toBe(paid - refunded)
           } finally {
-            await runPool.query(`drop schema if exists "${rmSchema}" cascade`)
-            await log1.close()
-            await runStore.drop()
+            await run.drop()
           }
         },
       ),
@@ -145,16 +140,13 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
 
   it('a refused callback before the order exists changes nothing, however the events are split into batches', async () => {
     // A log of its own: every projection reads it whole.
-    const own = await freshEventStoreSchema('proj_forged')
-    const ownPool = own.pool(8)
-    const ownStore = makePostgresEventStore({ pool: ownPool, log }, { schema: own.schema })
+    const own = await freshProjectionDatabase('proj_forged', PROJECTIONS)
+    const { pool: ownPool, store: ownStore, schema } = own
     try {
       const o = orderEventsOf(770_001, { amount: 5_000n, service: 'qr_promptpay', observations: [{ via: 'notification', status: 'PS', amountOk: true, minute: 5 }] })
       const forged = callbackRejected.make({ callback: 'payment_notification', reason: 'bad_signature', detail: 'signature does not match', violations: [], callbackId: 'req-forged', receivedAt: at(0), payload: null })
       await appendEvent(ownStore, o.stream, forged)
       for (const e of o.events) await appendEvent(ownStore, o.stream, e)
-      const schema = uniqueSchemaName('rm')
-      await migrateReadModels({ pool: ownPool, log }, { schema, projections: PROJECTIONS })
       const projector = startProjector({ store: ownStore, pool: ownPool, log }, { schema, projections: PROJECTIONS, batchSize: 1 })
       try {
         await projector.caughtUp(30_000)
@@ -167,9 +159,7 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
       }
       const { rows } = await ownPool.query<{ events_seen: number; status_code: string }>(`select events_seen, status_code from "${schema}".orders where stream_name = $1`, [o.stream])
       expect(rows).toEqual([{ events_seen: o.events.length, status_code: 'PS' }])
-      await ownPool.query(`drop schema "${schema}" cascade`)
     } finally {
-      await ownStore.close()
       await own.drop()
     }
   })

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import type { EventStore } from '../../src/domain/event-store.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { PROJECTIONS } from '../../src/projections/index.ts'
-import { migrateReadModels } from '../../src/projections/migrations.ts'
 import { ordersProjection } from '../../src/projections/orders.ts'
 import { startProjector } from '../../src/projections/projector.ts'
 import { compareWithRebuild, rebuildProjection } from '../../src/projections/rebuild.ts'
-import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
+import { freshProjectionDatabase, type ProjectionDatabase } from './support.ts'
 import { otherStreamsForProjections } from './mixed-streams.ts'
 import { appendEvent, interleave, orderEventsOf, orderPlanArb } from './scenarios.ts'
 
@@ -22,26 +20,23 @@ const log = silentLogger()
  * half-built one), and afterwards the tables equal a fresh rebuild.
  */
 describe('rebuild under load', () => {
-  let es: TestSchema
+  let db: ProjectionDatabase
   let pool: Pool
   let store: EventStore
   let schema: string
 
   beforeAll(async () => {
-    es = await freshEventStoreSchema('rebuild')
-    pool = es.pool(16)
-    store = makePostgresEventStore({ pool, log }, { schema: es.schema })
-    schema = uniqueSchemaName('rm')
-    await migrateReadModels({ pool, log }, { schema, projections: PROJECTIONS })
+    db = await freshProjectionDatabase('rebuild', PROJECTIONS, 16)
+    pool = db.pool
+    store = db.store
+    schema = db.schema
     const orders = fc.sample(orderPlanArb, { numRuns: 300, seed: 42 }).map((plan, i) => orderEventsOf(i + 1, plan))
     const streams = [...orders.map((o) => o.events.map((event) => ({ stream: o.stream, event }))), ...otherStreamsForProjections(orders)]
     for (const a of interleave(streams, fc.sample(fc.nat(), { numRuns: 300, seed: 3 }))) await appendEvent(store, a.stream, a.event)
   }, 120_000)
 
   afterAll(async () => {
-    await store.close()
-    await pool.query(`drop schema if exists "${schema}" cascade`)
-    await es.drop()
+    await db.drop()
   })
 
   it('readers see the old or the new tables while writes continue; the result equals a fresh rebuild', async () => {

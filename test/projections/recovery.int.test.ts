@@ -1,19 +1,17 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import { makeResolver } from '../../src/application/payment-resolution.ts'
 import type { EventStore } from '../../src/domain/event-store.ts'
 import { orderStreamName, paymentOutcomeUnknown, type OrderEvent } from '../../src/domain/order/index.ts'
 import { silentLogger } from '../../src/logger.ts'
-import { migrateReadModels } from '../../src/projections/migrations.ts'
 import { ordersProjection } from '../../src/projections/orders.ts'
 import { startProjector } from '../../src/projections/projector.ts'
 import { makeMemoryEventStore } from '../application/memory-event-store.ts'
 import { makeFakeGateway, rejected, testDeps } from '../application/support.ts'
 import { anOrderCreated, aPaymentRequestAccepted, aPaymentRequested } from '../domain/order/builders.ts'
 import { at, MERCHANT_ID } from '../domain/support/values.ts'
-import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
+import { freshProjectionDatabase, type ProjectionDatabase } from './support.ts'
 import { appendEvent } from './scenarios.ts'
 
 const log = silentLogger()
@@ -24,22 +22,19 @@ const log = silentLogger()
  * of every order stream; it finds the same streams.
  */
 describe('start-up recovery from the orders read model', () => {
-  let es: TestSchema
+  let db: ProjectionDatabase
   let pool: Pool
   let store: EventStore
   let schema: string
 
   beforeAll(async () => {
-    es = await freshEventStoreSchema('recovery')
-    pool = es.pool(8)
-    store = makePostgresEventStore({ pool, log }, { schema: es.schema })
-    schema = uniqueSchemaName('rm')
-    await migrateReadModels({ pool, log }, { schema, projections: [ordersProjection] })
+    db = await freshProjectionDatabase('recovery', [ordersProjection], 8)
+    pool = db.pool
+    store = db.store
+    schema = db.schema
   })
   afterAll(async () => {
-    await store.close()
-    await pool.query(`drop schema if exists "${schema}" cascade`)
-    await es.drop()
+    await db.drop()
   })
 
   const order = async (id: string, events: ReadonlyArray<OrderEvent>): Promise<string> => {

@@ -2,21 +2,17 @@ import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresPool } from '../../src/adapters/postgres/knex.ts'
-import { BANGKOK_OFFSET_MS } from '../../src/domain/bangkok-time.ts'
 import { callbackRejected } from '../../src/domain/events/common/callback-rejected.ts'
 import { eventDefinitions } from '../../src/domain/events/registry.ts'
 import { classifyRefundStatus, DEFAULT_REFUND_STATUS_TABLE, extendStatusTable, type StatusTable } from '../../src/domain/gateway/statuses.ts'
 import { decide, evolve, fold, initialRefundState, recordedAmountOf, refundStreamName, type ObserveRefundByQuery, type ReceiveRefundNotification, type RefundCommand, type RefundEvent, type RefundState } from '../../src/domain/refund/index.ts'
-import { silentLogger } from '../../src/logger.ts'
 import { encodeRefundView } from '../../src/projections/refund-state.ts'
 import { foldRefundView, refundRowOf, refundsProjection } from '../../src/projections/refunds.ts'
 import type { ProjectedEvent } from '../../src/projections/types.ts'
 import { ORDER_ID } from '../domain/order/builders.ts'
 import { aPaidOrder, aRefundNotification, aRefundRecord, refundNotified, refundQueried } from '../domain/refund/builders.ts'
 import { at, MERCHANT_ID, sat } from '../domain/support/values.ts'
-import { testDatabaseUrl, uniqueSchemaName } from '../support/postgres.ts'
-import { applyInTransaction, createProjectionTables, makeEventFactory } from './support.ts'
+import { applyInTransaction, bangkok, canonicalRows, makeEventFactory, projectionSchemas } from './support.ts'
 
 const extended = extendStatusTable(DEFAULT_REFUND_STATUS_TABLE, {
   RP: { meaning: 'refund processing', outcome: 'pending' },
@@ -24,37 +20,6 @@ const extended = extendStatusTable(DEFAULT_REFUND_STATUS_TABLE, {
 })
 const STATUS_TABLE: StatusTable = E.isRight(extended) ? extended.right : DEFAULT_REFUND_STATUS_TABLE
 
-// ---- reading a table canonically: every column as the row functions write it ----
-
-/** `yyyy-MM-ddTHH:mm:ss.SSS` in Bangkok, as the generated `*_bangkok` columns must hold it. */
-const bangkok = (iso: unknown): string | null => (typeof iso === 'string' ? new Date(Date.parse(iso) + BANGKOK_OFFSET_MS).toISOString().slice(0, -1) : null)
-
-const canonicalColumn = (name: string, type: string): string => {
-  switch (type) {
-    case 'timestamp with time zone':
-      return `to_char("${name}" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "${name}"`
-    case 'timestamp without time zone':
-      return `to_char("${name}", 'YYYY-MM-DD"T"HH24:MI:SS.MS') as "${name}"`
-    case 'date':
-      return `to_char("${name}", 'YYYY-MM-DD') as "${name}"`
-    case 'bigint':
-      return `"${name}"::text as "${name}"`
-    default:
-      return `"${name}"`
-  }
-}
-
-/** The rows of `schema.table` for `streams` (all when omitted), every column in canonical text form, ordered by stream. */
-const canonicalRows = async (pool: Pool, schema: string, table: string, streams?: ReadonlyArray<string>): Promise<Array<Record<string, unknown>>> => {
-  const columns = await pool.query<{ column_name: string; data_type: string }>(
-    'select column_name, data_type from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position',
-    [schema, table],
-  )
-  const select = columns.rows.map((c) => canonicalColumn(c.column_name, c.data_type)).join(', ')
-  const where = streams === undefined ? '' : 'where stream_name = any($1::text[])'
-  const { rows } = await pool.query<Record<string, unknown>>(`select ${select} from "${schema}"."${table}" ${where} order by stream_name`, streams === undefined ? [] : [streams])
-  return rows
-}
 
 /** The row the table must hold for one refund stream: the row of the fold of its events, plus the generated and internal columns. */
 const expectedRow = (stream: string, events: ReadonlyArray<ProjectedEvent>): Record<string, unknown> | null => {
@@ -103,23 +68,14 @@ const queriedWith = (merchantRefundId: string, status: string, o: { readonly min
 })
 
 describe('the refunds projection (real PostgreSQL)', () => {
+  const schemas = projectionSchemas(refundsProjection)
   let pool: Pool
-  const schemas: string[] = []
-
-  const freshSchema = async (label: string): Promise<string> => {
-    const schema = uniqueSchemaName(label)
-    schemas.push(schema)
-    await createProjectionTables(pool, schema, refundsProjection)
-    return schema
-  }
+  const freshSchema = schemas.fresh
 
   beforeAll(() => {
-    pool = makePostgresPool({ url: testDatabaseUrl(), poolMax: 4, applicationName: 'satang-test-refunds' }, silentLogger())
+    pool = schemas.pool()
   })
-  afterAll(async () => {
-    for (const schema of schemas) await pool.query(`drop schema if exists "${schema}" cascade`)
-    await pool.end()
-  })
+  afterAll(() => schemas.drop())
 
   it('a refund observed late, twice and out of order: the final status never regresses, the amount is recorded once', async () => {
     const schema = await freshSchema('refunds')
@@ -178,7 +134,7 @@ describe('the refunds projection (real PostgreSQL)', () => {
     const events = [...decided, ...late].map((e) => make(stream, e))
     await applyInTransaction(pool, schema, refundsProjection, events)
 
-    const [row] = await canonicalRows(pool, schema, 'refunds')
+    const [row] = await canonicalRows(pool, schema, 'refunds', 'stream_name')
     expect(row).toMatchObject({
       stream_name: stream,
       merchant_id: MERCHANT_ID,
@@ -237,10 +193,10 @@ describe('the refunds projection (real PostgreSQL)', () => {
     const split = await freshSchema('refunds_split')
     for (const batch of [events.slice(0, 3), events.slice(3, 4), events.slice(4)]) await applyInTransaction(pool, split, refundsProjection, batch)
 
-    const rows = await canonicalRows(pool, one, 'refunds')
+    const rows = await canonicalRows(pool, one, 'refunds', 'stream_name')
     expect(rows).toHaveLength(3)
-    expect(await canonicalRows(pool, each, 'refunds')).toEqual(rows)
-    expect(await canonicalRows(pool, split, 'refunds')).toEqual(rows)
+    expect(await canonicalRows(pool, each, 'refunds', 'stream_name')).toEqual(rows)
+    expect(await canonicalRows(pool, split, 'refunds', 'stream_name')).toEqual(rows)
     expect(rows.map((r) => [r.merchant_refund_id, r.status_code, r.status_class, r.amount_satang, r.tracked_by, r.needs_review, r.open_discrepancies, r.unclassified_statuses])).toEqual([
       ['REFUND-A', 'RS', 'succeeded', '4000', 'merchant', false, 0, []],
       // Tracked from the gateway's notification; an unknown code, then a final failure.
@@ -277,11 +233,11 @@ describe('the refunds projection (real PostgreSQL)', () => {
     const rejected = (id: string) =>
       callbackRejected.make({ callback: 'refund_notification', reason: 'bad_signature', detail: 'signature did not verify', violations: [], callbackId: id, receivedAt: at(5), payload: null })
     await applyInTransaction(pool, schema, refundsProjection, [make(stream, rejected('cb-1'))])
-    expect(await canonicalRows(pool, schema, 'refunds')).toEqual([])
+    expect(await canonicalRows(pool, schema, 'refunds', 'stream_name')).toEqual([])
     const tracked = decideAll([track('REFUND-X')]).map((e) => make(stream, e))
     const after = make(stream, rejected('cb-2'))
     await applyInTransaction(pool, schema, refundsProjection, [...tracked, after])
-    const [row] = await canonicalRows(pool, schema, 'refunds')
+    const [row] = await canonicalRows(pool, schema, 'refunds', 'stream_name')
     expect(row).toMatchObject({ status_class: 'pending', status_code: null, notifications_seen: 0, last_event_position: after.position })
   })
 
@@ -350,7 +306,7 @@ describe('the refunds projection (real PostgreSQL)', () => {
           from += size
         }
         const expected = streams.map((s) => expectedRow(s, log.filter((e) => e.streamName === s))).filter((r) => r !== null)
-        expect(await canonicalRows(pool, schema, 'refunds', streams)).toEqual(expected)
+        expect(await canonicalRows(pool, schema, 'refunds', 'stream_name', streams)).toEqual(expected)
         // The view's state is the aggregate's fold.
         streams.forEach((s, k) => {
           const view = foldRefundView(log.filter((e) => e.streamName === s))

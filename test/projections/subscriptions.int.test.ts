@@ -2,8 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresPool } from '../../src/adapters/postgres/knex.ts'
-import { BANGKOK_OFFSET_MS, formatCalendarDate } from '../../src/domain/bangkok-time.ts'
+import { formatCalendarDate } from '../../src/domain/bangkok-time.ts'
 import { callbackRejected } from '../../src/domain/events/common/callback-rejected.ts'
 import { eventDefinitions } from '../../src/domain/events/registry.ts'
 import type { SubscriptionNotification } from '../../src/domain/gateway/notification.ts'
@@ -21,46 +20,13 @@ import {
 } from '../../src/domain/subscription/index.ts'
 import { formatAmount } from '../../src/domain/money.ts'
 import { addDays } from '../../src/domain/subscription-schedule.ts'
-import { silentLogger } from '../../src/logger.ts'
 import { encodeSubscriptionView, type SubscriptionView } from '../../src/projections/subscription-state.ts'
 import { chargeRowOf, evolveSubscriptionView, foldSubscriptionView, subscriptionRowOf, subscriptionsProjection } from '../../src/projections/subscriptions.ts'
 import type { ProjectedEvent } from '../../src/projections/types.ts'
 import { aCreateAnswer, aCreateRequest, anUpdateRequest, aSubscriptionNotification, aSubscriptionRedirect, MERCHANT_URLS } from '../domain/subscription/builders.ts'
 import { at, MERCHANT_ID } from '../domain/support/values.ts'
-import { testDatabaseUrl, uniqueSchemaName } from '../support/postgres.ts'
-import { applyInTransaction, createProjectionTables, makeEventFactory } from './support.ts'
+import { applyInTransaction, bangkok, canonicalRows, makeEventFactory, projectionSchemas } from './support.ts'
 
-// ---- reading a table canonically: every column as the row functions write it ----
-
-/** `yyyy-MM-ddTHH:mm:ss.SSS` in Bangkok, as the generated `*_bangkok` columns must hold it. */
-const bangkok = (iso: unknown): string | null => (typeof iso === 'string' ? new Date(Date.parse(iso) + BANGKOK_OFFSET_MS).toISOString().slice(0, -1) : null)
-
-const canonicalColumn = (name: string, type: string): string => {
-  switch (type) {
-    case 'timestamp with time zone':
-      return `to_char("${name}" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "${name}"`
-    case 'timestamp without time zone':
-      return `to_char("${name}", 'YYYY-MM-DD"T"HH24:MI:SS.MS') as "${name}"`
-    case 'date':
-      return `to_char("${name}", 'YYYY-MM-DD') as "${name}"`
-    case 'bigint':
-      return `"${name}"::text as "${name}"`
-    default:
-      return `"${name}"`
-  }
-}
-
-/** The rows of `schema.table` for `streams` (all when omitted), every column in canonical text form, ordered by `orderBy`. */
-const canonicalRows = async (pool: Pool, schema: string, table: string, orderBy: string, streams?: ReadonlyArray<string>): Promise<Array<Record<string, unknown>>> => {
-  const columns = await pool.query<{ column_name: string; data_type: string }>(
-    'select column_name, data_type from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position',
-    [schema, table],
-  )
-  const select = columns.rows.map((c) => canonicalColumn(c.column_name, c.data_type)).join(', ')
-  const where = streams === undefined ? '' : 'where stream_name = any($1::text[])'
-  const { rows } = await pool.query<Record<string, unknown>>(`select ${select} from "${schema}"."${table}" ${where} order by ${orderBy}`, streams === undefined ? [] : [streams])
-  return rows
-}
 
 const readSubscriptions = (pool: Pool, schema: string, streams?: ReadonlyArray<string>) => canonicalRows(pool, schema, 'subscriptions', 'stream_name', streams)
 const readCharges = (pool: Pool, schema: string, streams?: ReadonlyArray<string>) => canonicalRows(pool, schema, 'subscription_charges', 'position', streams)
@@ -161,23 +127,14 @@ const decideAll = (commands: ReadonlyArray<SubscriptionCommand>, start: Readonly
 const deducted = (date: string, status: 'SUCCESS' | 'FAIL', amount = '299.00') => ({ type: 'Deducted' as const, status, date, amount })
 
 describe('the subscriptions projection (real PostgreSQL)', () => {
+  const schemas = projectionSchemas(subscriptionsProjection)
   let pool: Pool
-  const schemas: string[] = []
-
-  const freshSchema = async (label: string): Promise<string> => {
-    const schema = uniqueSchemaName(label)
-    schemas.push(schema)
-    await createProjectionTables(pool, schema, subscriptionsProjection)
-    return schema
-  }
+  const freshSchema = schemas.fresh
 
   beforeAll(() => {
-    pool = makePostgresPool({ url: testDatabaseUrl(), poolMax: 4, applicationName: 'satang-test-subscriptions' }, silentLogger())
+    pool = schemas.pool()
   })
-  afterAll(async () => {
-    for (const schema of schemas) await pool.query(`drop schema if exists "${schema}" cascade`)
-    await pool.end()
-  })
+  afterAll(() => schemas.drop())
 
   it('a monthly subscription started 31 January: the next charge date follows the month-end rule, three failures suspend it', async () => {
     const schema = await freshSchema('subs_monthly')
