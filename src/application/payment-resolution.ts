@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { eventIdOf } from '../adapters/eventstore/event-id.ts'
 import type { Position, ReadAllOptions, ReadItem } from '../domain/event-store.ts'
 import { awaitsOutcome, orderEventNaturalKey, parseOrderStreamName, type OrderEvent } from '../domain/order/index.ts'
+import { readCheckpoints } from '../projections/checkpoints.ts'
 import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import { load, orderKind, record } from './streams.ts'
@@ -128,11 +129,10 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
     try {
       // One snapshot for both: the rows are exactly the events up to the checkpoint.
       await client.query('begin isolation level repeatable read read only')
-      const cp = await client.query<{ position: string | null }>(`select position from "${rm.schema}".projection_checkpoints where name = 'orders' and failure is null`)
-      const row = cp.rows[0]
-      if (row === undefined) return null
+      const cp = (await readCheckpoints(client, rm.schema, ['orders'])).get('orders')
+      if (cp === undefined || cp.failure !== null) return null
       const rows = await client.query<{ stream_name: string }>(`select stream_name from "${rm.schema}".orders where outcome_unknown`)
-      return { streams: new Set(rows.rows.map((r) => r.stream_name)), checkpoint: row.position === null ? undefined : (row.position as Position) }
+      return { streams: new Set(rows.rows.map((r) => r.stream_name)), checkpoint: cp.position ?? undefined }
     } catch (e) {
       log.warn({ err: e }, 'the orders read model could not be read; start-up recovery scans the order streams')
       return null

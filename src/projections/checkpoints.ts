@@ -88,3 +88,8 @@ export const recordFailure = async (client: PoolClient | Pool, schema: string, n
     [name, failure.message, failure.stream, failure.position],
   )
 }
+
+/** Clears a recorded failure: the projection is tried again from its checkpoint. */
+export const clearFailure = async (db: Pool | PoolClient, schema: string, name: string): Promise<void> => {
+  await db.query(`update ${qualified(schema, CHECKPOINTS_TABLE)} set failed_at = null, failure = null, failure_stream = null, failure_position = null where name = $1`, [name])
+}

@@ -22,7 +22,7 @@ import type { EventStore, Position, ReadItem, Subscription } from '../domain/eve
 import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import type { Logger } from '../logger.ts'
 import { isRetriablePgError } from '../adapters/postgres/errors.ts'
-import { advanceCheckpoint, ensureCheckpoints, readCheckpoints, recordFailure, type Checkpoint } from './checkpoints.ts'
+import { advanceCheckpoint, clearFailure, ensureCheckpoints, readCheckpoints, recordFailure, type Checkpoint } from './checkpoints.ts'
 import { projectedEventOf, readsStream, type ProjectedEvent, type Projection } from './types.ts'
 
 /** An event of the batch: decoded, or why it cannot be. */
@@ -145,7 +145,7 @@ const applyToProjection = async (
     }
     const lastGood = good.at(-1)
     if (lastGood !== undefined) {
-      const recordedAt = [...good].reverse().find((i) => i.ok)
+      const recordedAt = good.findLast((i) => i.ok)
       await advanceCheckpoint(client, config.schema, projection.name, lastGood.position, recordedAt?.ok === true ? recordedAt.recordedAt : new Date(0), events.length)
     }
     const failing = bad < 0 ? undefined : pending[bad]
@@ -308,7 +308,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
           const failed = [...(await readCheckpoints(deps.pool, config.schema, names)).values()].filter((c) => c.failure !== null)
           for (const c of failed) {
             log.warn({ projection: c.name, failure: c.failure?.message }, `projection ${c.name} had stopped (${c.failure?.message ?? ''}); trying it again`)
-            await deps.pool.query(`update "${config.schema}".projection_checkpoints set failure = null, failed_at = null, failure_stream = null, failure_position = null where name = $1`, [c.name])
+            await clearFailure(deps.pool, config.schema, c.name)
           }
         }
         first = false
