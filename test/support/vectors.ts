@@ -4,8 +4,11 @@ import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { formatViolations, violationsOf } from '../../src/domain/violations.ts'
 
-/** The shared signing vectors (`../shared/vectors/signing.json` beside the repository). */
-export const VECTORS_PATH = fileURLToPath(new URL('../../../shared/vectors/signing.json', import.meta.url))
+/**
+ * The signing vectors of satang-canonical-v1: a byte-identical copy, kept in the repository, of the
+ * vectors the design team published with the gateway spec (see `test/fixtures/README.md`).
+ */
+export const VECTORS_PATH = fileURLToPath(new URL('../fixtures/signing.json', import.meta.url))
 
 const KeyPair = t.type({ private_key_pem: t.string, public_key_pem: t.string })
 const Signer = t.keyof({ merchant: null, gateway: null })

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { setTimeout as sleepMs } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
@@ -12,18 +11,13 @@ import { DirectPaymentRequest } from '../../../src/domain/gateway/direct-payment
 import type { GatewayOperation } from '../../../src/domain/gateway/operation.ts'
 import { Amount, AmountText } from '../../../src/domain/money.ts'
 import { makeLogger, silentLogger } from '../../../src/logger.ts'
+import { loadSigningVectors } from '../../support/vectors.ts'
 import { closedPort, envelope, ok, startFakeGateway, type FakeGatewayServer } from '../../support/fake-gateway-server.ts'
 
-// ---- keys: the shared signing vectors (beside the repository, as in CI) ----
+// ---- keys: the signing vectors (test/fixtures/signing.json) ----
 
-const VECTORS = new URL('../../../../shared/vectors/signing.json', import.meta.url)
-const KeyPair = t.type({ private_key_pem: t.string, public_key_pem: t.string })
-const Vectors = t.type({
-  keys: t.type({ merchant: KeyPair, gateway: KeyPair }),
-  cases: t.array(t.type({ name: t.string, signer: t.string, fields: t.UnknownRecord, signature: t.string })),
-})
-const vectors = existsSync(VECTORS) ? Vectors.decode(JSON.parse(readFileSync(VECTORS, 'utf8'))) : E.left([])
-if (E.isLeft(vectors)) console.warn(`gateway client tests skipped: no readable signing vectors at ${VECTORS.pathname}`)
+const vectors = loadSigningVectors()
+const keys = vectors.keys
 
 const orThrow = <A>(e: E.Either<unknown, A>): A => {
   if (E.isLeft(e)) throw new Error('test setup: could not load a key')
@@ -128,12 +122,11 @@ const expectRight = <A>(r: E.Either<GatewayError, A>): A => {
   return r.right
 }
 
-describe.skipIf(E.isLeft(vectors))('gateway client over real HTTP', () => {
-  const keys = E.isRight(vectors) ? vectors.right.keys : undefined
-  const merchantSigner: Signer = makeSigner(satangCanonicalV1, orThrow(loadPrivateKey(keys?.merchant.private_key_pem ?? '')))
-  const merchantVerifier: Verifier = makeVerifier(satangCanonicalV1, orThrow(loadPublicKey(keys?.merchant.public_key_pem ?? '')))
-  const gatewaySigner: Signer = makeSigner(satangCanonicalV1, orThrow(loadPrivateKey(keys?.gateway.private_key_pem ?? '')))
-  const gatewayVerifier: Verifier = makeVerifier(satangCanonicalV1, orThrow(loadPublicKey(keys?.gateway.public_key_pem ?? '')))
+describe('gateway client over real HTTP', () => {
+  const merchantSigner: Signer = makeSigner(satangCanonicalV1, orThrow(loadPrivateKey(keys.merchant.private_key_pem)))
+  const merchantVerifier: Verifier = makeVerifier(satangCanonicalV1, orThrow(loadPublicKey(keys.merchant.public_key_pem)))
+  const gatewaySigner: Signer = makeSigner(satangCanonicalV1, orThrow(loadPrivateKey(keys.gateway.private_key_pem)))
+  const gatewayVerifier: Verifier = makeVerifier(satangCanonicalV1, orThrow(loadPublicKey(keys.gateway.public_key_pem)))
 
   let server: FakeGatewayServer
   let clients: GatewayClient[]
@@ -194,7 +187,7 @@ describe.skipIf(E.isLeft(vectors))('gateway client over real HTTP', () => {
     })
 
     it('sends the signing vector fields with exactly the vector signature', async () => {
-      const vector = E.isRight(vectors) ? vectors.right.cases.find((c) => c.name === 'direct payment request body (thai qr)') : undefined
+      const vector = vectors.cases.find((c) => c.name === 'direct payment request body (thai qr)')
       if (vector === undefined) throw new Error('vector "direct payment request body (thai qr)" is missing')
       const request = ThaiQrCreate.decode(vector.fields)
       if (E.isLeft(request)) throw new Error('vector fields do not fit the test codec')
@@ -467,7 +460,7 @@ describe.skipIf(E.isLeft(vectors))('gateway client over real HTTP', () => {
   describe('with the spec operations (src/domain/gateway/operations.ts)', () => {
     const NOW = '2026-01-01 10:00:00'
     const thaiQrVector = () => {
-      const vector = E.isRight(vectors) ? vectors.right.cases.find((c) => c.name === 'direct payment request body (thai qr)') : undefined
+      const vector = vectors.cases.find((c) => c.name === 'direct payment request body (thai qr)')
       if (vector === undefined) throw new Error('vector "direct payment request body (thai qr)" is missing')
       const decoded = DirectPaymentRequest.decode(vector.fields)
       if (E.isLeft(decoded)) throw new Error('the vector is not a valid direct payment request')

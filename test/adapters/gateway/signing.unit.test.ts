@@ -14,7 +14,7 @@ const key = <A>(e: E.Either<{ message: string }, A>): A => {
 const privateKey = (who: 'merchant' | 'gateway'): KeyObject => key(loadPrivateKey(vectors.keys[who].private_key_pem))
 const publicKey = (who: 'merchant' | 'gateway'): KeyObject => key(loadPublicKey(vectors.keys[who].public_key_pem))
 
-describe('satang-canonical-v1 against ../shared/vectors/signing.json', () => {
+describe('satang-canonical-v1 against test/fixtures/signing.json', () => {
   it.each(vectors.cases.map((c) => [c.name, c] as const))('%s: canonical string, signature and verification', (_name, c) => {
     expect(satangCanonicalV1.canonicalize(c.fields)).toBe(c.canonical)
     expect(makeSigner(satangCanonicalV1, privateKey(c.signer)).sign(c.fields)).toBe(c.signature)
