@@ -36,6 +36,8 @@ export type Loaded<S, Ev> = {
   readonly state: S
   readonly revision: bigint | undefined
   readonly events: ReadonlyArray<Ev>
+  /** The stored id of each event of `events`, at the same index. */
+  readonly eventIds: ReadonlyArray<string>
 }
 
 export type Handled<S, Ev> = {
@@ -43,6 +45,8 @@ export type Handled<S, Ev> = {
   readonly state: S
   /** What this command appended: empty when it was a duplicate or stale observation. */
   readonly appended: ReadonlyArray<Ev>
+  /** The ids `appended` was stored under, at the same index. */
+  readonly appendedIds: ReadonlyArray<string>
   readonly revision: bigint | undefined
 }
 
@@ -59,22 +63,26 @@ export const loadStream =
     let state = decider.initialState
     let revision: bigint | undefined
     const events: Ev[] = []
+    const eventIds: string[] = []
     for (const item of read.right) {
       if (E.isLeft(item)) return E.left(unreadable(item.left))
       const decoded = codec.decode(item.right)
       if (E.isLeft(decoded)) return E.left({ _tag: 'StreamUnreadable', stream, streamRevision: item.right.streamRevision, reason: decoded.left })
       state = decider.evolve(state, decoded.right)
       events.push(decoded.right)
+      eventIds.push(item.right.eventId)
       revision = item.right.streamRevision
     }
-    return E.right({ state, revision, events })
+    return E.right({ state, revision, events, eventIds })
   }
 
 /**
  * Read, decide, append with the expected revision; when another writer got there first, read again
  * and decide again (at most `maxAttempts` times). No transaction is held between the read and the
  * append, and none across any other IO: the expected revision is the lock. Event ids come from the
- * codec (derived from natural keys), so a retry of a batch that did commit stores nothing twice.
+ * codec (derived from natural keys, and for claims from this command too), so a retry of a batch that
+ * did commit stores nothing twice, and a concurrent writer of the same claim loses the race instead
+ * of being answered "already stored".
  */
 export const handleCommand =
   <C, S, Ev, R>(
@@ -95,11 +103,12 @@ export const handleCommand =
       const decided = decider.decide(command(loaded.right), state)
       if (E.isLeft(decided)) return E.left({ _tag: 'Rejected', rejection: decided.left })
       const events = decided.right
-      if (events.length === 0) return E.right({ state, appended: [], revision })
+      if (events.length === 0) return E.right({ state, appended: [], appendedIds: [], revision })
       const expected: ExpectedRevision = revision === undefined ? 'no_stream' : revision
-      const appended = await store.append(stream, events.map(codec.encode), expected)()
+      const encoded = events.map(codec.encode)
+      const appended = await store.append(stream, encoded, expected)()
       if (E.isRight(appended)) {
-        return E.right({ state: events.reduce(decider.evolve, state), appended: events, revision: appended.right.nextExpectedRevision })
+        return E.right({ state: events.reduce(decider.evolve, state), appended: events, appendedIds: encoded.map((e) => e.eventId), revision: appended.right.nextExpectedRevision })
       }
       // Someone else appended (or this very batch committed but its answer was lost): decide again on what is there now.
       if (appended.left._tag === 'WrongExpectedVersion') continue

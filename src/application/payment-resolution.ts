@@ -1,7 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { eventIdOf } from '../adapters/eventstore/event-id.ts'
 import type { Position, ReadAllOptions, ReadItem } from '../domain/event-store.ts'
-import { awaitsOutcome, orderEventNaturalKey, parseOrderStreamName, type OrderEvent } from '../domain/order/index.ts'
+import { awaitsOutcome, parseOrderStreamName } from '../domain/order/index.ts'
 import { readCheckpoints } from '../projections/checkpoints.ts'
 import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
@@ -34,9 +33,9 @@ export const resolveOnce = async (deps: RecordingDeps, inFlight: InFlight, strea
   if (s._tag !== 'Order' || !awaitsOutcome(s)) return { _tag: 'Resolved' }
   if (s.request.phase === 'requested' && inFlight.has(stream)) return { _tag: 'Pending', why: 'the create is in flight' }
 
-  const requested = loaded.right.events.find((e): e is Extract<OrderEvent, { type: 'PaymentRequested' }> => e.type === 'PaymentRequested')
-  const causation = requested === undefined ? cause.causationId : eventIdOf(orderEventNaturalKey(stream, requested))
-  const chain: Cause = { ...cause, causationId: causation }
+  const at = loaded.right.events.findIndex((e) => e.type === 'PaymentRequested')
+  const requested = loaded.right.events[at]
+  const chain: Cause = { ...cause, causationId: loaded.right.eventIds[at] ?? cause.causationId }
 
   if (s.request.phase === 'requested') {
     // Recorded as requested, but no outcome and nobody sending it: satang stopped in between.
@@ -60,7 +59,7 @@ export const resolveOnce = async (deps: RecordingDeps, inFlight: InFlight, strea
   }
   const e = answer.left
   if (e._tag === 'GatewayRejected' && deps.resolve.notFoundCodes.includes(e.code)) {
-    const requestedAt = requested?.data.requestedAt ?? new Date(0)
+    const requestedAt = requested?.type === 'PaymentRequested' ? requested.data.requestedAt : new Date(0)
     const age = deps.now().getTime() - requestedAt.getTime()
     if (age < deps.resolve.notFoundAfterMs) return { _tag: 'Pending', why: 'not found yet, but the create may still be in flight' }
     const failed = await recordOrder(

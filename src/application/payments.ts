@@ -2,7 +2,6 @@ import { paymentViewOfRow } from '../projections/orders.ts'
 import { projectedState, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { eventIdOf } from '../adapters/eventstore/event-id.ts'
 import type { JsonObject } from '../domain/event-store.ts'
 import { CheckoutApplyRequest, type CheckoutApplyResponse } from '../domain/gateway/checkout.ts'
 import type { DirectPaymentResponse } from '../domain/gateway/direct-payment-response.ts'
@@ -11,7 +10,7 @@ import { MerchantOrderId } from '../domain/gateway/fields.ts'
 import { CHECKOUT_APPLY_SERVICE } from '../domain/gateway/services.ts'
 import { parseAmount } from '../domain/money.ts'
 import type { EventSource } from '../domain/events/metadata.ts'
-import { orderEventNaturalKey, orderStreamName, type CreateOrder, type Order, type OrderCommand, type RequestPayment } from '../domain/order/index.ts'
+import { orderStreamName, type CreateOrder, type Order, type OrderCommand, type RequestPayment } from '../domain/order/index.ts'
 import { decodeAll, type Violation } from '../domain/violations.ts'
 import type { HandleError } from './command-handler.ts'
 import { describeHandleError } from './command-handler.ts'
@@ -173,6 +172,31 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     return v.view === null ? notFound('no such payment') : ok({ ...v.view, ...extra }, status)
   }
 
+  /** The creates this process is sending, until their outcome is recorded: a replay waits for them here. */
+  const sending = new Map<string, Promise<unknown>>()
+
+  /**
+   * The same create again, while or after another request sent it: never sent twice. The answer is the
+   * winner's outcome, so a replay waits while the create is in flight (here, or in another satang
+   * process, seen through the stream) for at most the time a create can stay in flight. Past that, it
+   * answers 202 with the order as it stands; the outcome is resolved by query as for any unknown one.
+   */
+  const replay = async (stream: string): Promise<ApiResult> => {
+    const deadline = deps.now().getTime() + deps.resolve.notFoundAfterMs
+    for (let pause = 5; ; pause = Math.min(pause * 2, 250)) {
+      // Only its settling matters here: the winner answers its own request with its failure, if any.
+      await Promise.allSettled([sending.get(stream)])
+      const loaded = await load(deps, orderKind, stream)()
+      if (E.isLeft(loaded)) return storeProblem(loaded.left)
+      const s = loaded.right.state
+      if (s._tag !== 'Order') return unavailable('the order vanished')
+      const view = { ...paymentView(s, loaded.right.events), replayed: true }
+      if (s.request.phase !== 'requested') return ok(view)
+      if (deps.now().getTime() >= deadline || deps.stopping.aborted) return ok(view, 'accepted')
+      await deps.sleep(pause, deps.stopping)
+    }
+  }
+
   /** Records the create's outcome; the answer the merchant gets. */
   const recordOutcome = async (stream: string, chain: Cause, answer: E.Either<GatewayError, CreateAnswer>): Promise<ApiResult> => {
     const now = deps.now()
@@ -220,7 +244,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
       if (s._tag !== 'Order') return unavailable('the order vanished')
       const differs = sameOrder(s, command.right)
       if (differs.length > 0) return conflict(`merchant_order_id ${p.body.merchant_order_id} is already used by another order`, { fields: differs })
-      if (s.request.phase !== 'not_requested') return ok({ ...paymentView(s, existing.right.events), replayed: true })
+      if (s.request.phase !== 'not_requested') return replay(stream)
     }
 
     // satang's own callback URLs go to the gateway; the merchant's are kept in OrderCreated.
@@ -243,14 +267,25 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     if (E.isLeft(requested)) {
       const e = requested.left
       if (e._tag !== 'Rejected') return storeProblem(e)
-      if (e.rejection._tag === 'PaymentAlreadyRequested') return answerWithView(stream, 'ok', { replayed: true })
+      // Another request of the same create won the right to send it: answer with its outcome.
+      if (e.rejection._tag === 'PaymentAlreadyRequested') return replay(stream)
       if (e.rejection._tag === 'RequestDoesNotMatchOrder') return conflict('the request does not match the recorded order', { mismatches: e.rejection.mismatches.map((m) => ({ ...m })) })
       return conflict(e.rejection._tag)
     }
-    const requestedEvent = requested.right.appended.find((x) => x.type === 'PaymentRequested')
-    const chain: Cause = { ...cause, causationId: requestedEvent === undefined ? cause.causationId : eventIdOf(orderEventNaturalKey(stream, requestedEvent)) }
+    const requestedId = requested.right.appendedIds[requested.right.appended.findIndex((x) => x.type === 'PaymentRequested')]
+    const chain: Cause = { ...cause, causationId: requestedId ?? cause.causationId }
     deps.crashPoint('PaymentRequested')
 
+    const sent = sendAndRecord(stream, chain, send)
+    sending.set(stream, sent)
+    try {
+      return await sent
+    } finally {
+      sending.delete(stream)
+    }
+  }
+
+  const sendAndRecord = async (stream: string, chain: Cause, send: () => Promise<E.Either<GatewayError, CreateAnswer>>): Promise<ApiResult> => {
     // While it is in flight, a resolution must not take the missing outcome for an interruption.
     resolver.inFlight.add(stream)
     let answer: E.Either<GatewayError, CreateAnswer>

@@ -3,6 +3,7 @@ import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { eventIdOf } from '../adapters/eventstore/event-id.ts'
 import type { EventToAppend, RecordedEvent } from '../domain/event-store.ts'
 import type { CallbackRejection } from '../domain/events/common/callback-rejected.ts'
+import { keyOf } from '../domain/events/natural-key.ts'
 import type { EventSource, SignatureResult } from '../domain/events/metadata.ts'
 import { toStoreMetadata } from '../domain/events/metadata.ts'
 import { decodeDomainEvent, describeEventDecodeError, encodeDomainEvent, eventSourceOf, type DomainEvent } from '../domain/events/registry.ts'
@@ -19,6 +20,8 @@ export type AggregateKind<C, S, Ev extends DomainEvent, R> = {
   readonly decider: Decider<C, S, Ev, R>
   readonly isEvent: (e: DomainEvent) => e is Ev
   readonly naturalKey: (stream: string, e: Ev) => string
+  /** Claims are keyed by the command that decided them as well (see `isOrderClaim`). */
+  readonly isClaim: (e: Ev) => boolean
   /** The aggregate's command that keeps a refused callback (CallbackRejected). */
   readonly rejectCallback: (r: CallbackRejection) => C
 }
@@ -28,6 +31,7 @@ export const orderKind: AggregateKind<order.OrderCommand, order.OrderState, orde
   decider: { initialState: order.initialOrderState, evolve: order.evolve, decide: order.decide },
   isEvent: (e): e is order.OrderEvent => order.isOrderEvent(e),
   naturalKey: order.orderEventNaturalKey,
+  isClaim: order.isOrderClaim,
   rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
 }
 
@@ -36,6 +40,8 @@ export const refundKind: AggregateKind<refund.RefundCommand, refund.RefundState,
   decider: { initialState: refund.initialRefundState, evolve: refund.evolve, decide: refund.decide },
   isEvent: (e): e is refund.RefundEvent => refund.isRefundEvent(e),
   naturalKey: refund.refundEventNaturalKey,
+  // A refund is tracked, not sent anywhere: two writers of the same tracking record one fact.
+  isClaim: () => false,
   rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
 }
 
@@ -44,6 +50,7 @@ export const subscriptionKind: AggregateKind<subscription.SubscriptionCommand, s
   decider: { initialState: subscription.initialSubscriptionState, evolve: subscription.evolve, decide: subscription.decide },
   isEvent: (e): e is subscription.SubscriptionEvent => subscription.isSubscriptionEvent(e),
   naturalKey: subscription.subscriptionEventNaturalKey,
+  isClaim: subscription.isSubscriptionClaim,
   rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
 }
 
@@ -65,7 +72,8 @@ export const decodeFor =
     return kind.isEvent(decoded.right) ? E.right(decoded.right) : E.left(`${r.type} is not an event of a ${kind.name} stream`)
   }
 
-const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev, R>, stream: string, p: Provenance, now: () => Date): StreamCodec<Ev> => {
+/** `commandId` is one per command handled (stable across its retries): the claims it decides are its own. */
+const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev, R>, stream: string, p: Provenance, now: () => Date, commandId: string): StreamCodec<Ev> => {
   const recordedAt = now().toISOString()
   return {
     decode: decodeFor(kind),
@@ -80,7 +88,7 @@ const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev,
         ...(p.signature === undefined ? {} : { signature: p.signature }),
       })
       return {
-        eventId: eventIdOf(kind.naturalKey(stream, e)),
+        eventId: eventIdOf(kind.isClaim(e) ? keyOf(kind.naturalKey(stream, e), commandId) : kind.naturalKey(stream, e)),
         type: serialized.type,
         schemaVersion: serialized.schemaVersion,
         data: serialized.data,
@@ -95,9 +103,9 @@ const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev,
  * conflict). Curried so that the command's type is fixed by the kind before the command is written.
  */
 export const record =
-  <C, S, Ev extends DomainEvent, R>(deps: Pick<RecordingDeps, 'store' | 'now'>, kind: AggregateKind<C, S, Ev, R>) =>
+  <C, S, Ev extends DomainEvent, R>(deps: Pick<RecordingDeps, 'store' | 'now' | 'newId'>, kind: AggregateKind<C, S, Ev, R>) =>
   (stream: string, command: (loaded: Loaded<S, Ev>) => C, provenance: Provenance): TE.TaskEither<HandleError<R>, Handled<S, Ev>> =>
-    handleCommand(deps.store, stream, kind.decider, codecFor(kind, stream, provenance, deps.now), command)
+    handleCommand(deps.store, stream, kind.decider, codecFor(kind, stream, provenance, deps.now, deps.newId()), command)
 
 /** The stream folded. */
 export const load = <C, S, Ev extends DomainEvent, R>(

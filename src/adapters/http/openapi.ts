@@ -214,7 +214,7 @@ const subscriptionUpdateBody: JsonSchema = {
 
 const created = (what: string): { readonly [status: number]: JsonSchema } => ({
   201: recorded(`${what} recorded and accepted by the gateway`),
-  200: recorded('the same request again: answered from the log (`replayed: true`), never sent twice'),
+  200: recorded('the same request again: answered from the log (`replayed: true`), never sent twice; a copy that arrives while the first is in flight waits for its outcome'),
   202: recorded('outcome unknown (`request.phase = outcome_unknown`): resolved by payment queries'),
 })
 

@@ -23,6 +23,30 @@ export const paymentObservationKey = (
 ): string => keyOf(origin, o.merchant_id, o.merchant_order_id, o.order_id, o.order_status)
 
 /**
+ * Whether an order event is a claim: a step of the create request's cycle. The decider allows one per
+ * order, and whoever appends it first has the right to act on it (send the create, record its
+ * outcome). A natural key cannot tell two writers of the same claim apart (the store would answer the
+ * second "already stored", as it does a retry), so the application keys a claim by the command that
+ * decided it as well: two concurrent writers race on the stream revision and exactly one wins.
+ */
+export const isOrderClaim = (e: OrderEvent): boolean => {
+  switch (e.type) {
+    case 'OrderCreated':
+    case 'PaymentRequested':
+    case 'PaymentRequestAccepted':
+    case 'PaymentRequestFailed':
+    case 'PaymentOutcomeUnknown':
+      return true
+    case 'StatusObserved':
+    case 'RedirectReceived':
+    case 'NotificationReceived':
+    case 'DiscrepancyObserved':
+    case 'CallbackRejected':
+      return false
+  }
+}
+
+/**
  * The natural key of an event of the order stream `stream`: the application derives the event id from
  * it (`eventIdOf`), so the same fact decided twice is stored once. Request-cycle events happen once
  * per order; observations are keyed by their observation key; refused callbacks by delivery attempt.

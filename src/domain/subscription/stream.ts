@@ -38,6 +38,28 @@ export const callbackDateOf = (fields: Readonly<Record<string, unknown>>, receiv
 export const subscriptionObservationKey = (origin: 'notification' | 'redirect', f: SubscriptionCallbackFields, date: string): string =>
   keyOf(origin, f.merchant_id, f.merchant_subscribe_id, f.recurring_bill_id, f.type ?? '', f.status, date)
 
+/** Whether a subscription event is a claim: a step of a create, update or cancel request's cycle (see `isOrderClaim`). */
+export const isSubscriptionClaim = (e: SubscriptionEvent): boolean => {
+  switch (e.type) {
+    case 'SubscriptionRequested':
+    case 'SubscriptionCreated':
+    case 'SubscriptionUpdated':
+    case 'SubscriptionCancelled':
+    case 'SubscriptionRequestFailed':
+    case 'SubscriptionOutcomeUnknown':
+      return true
+    case 'SubscriptionActivated':
+    case 'SubscriptionCharged':
+    case 'SubscriptionChargeFailed':
+    case 'SubscriptionSuspended':
+    case 'NotificationReceived':
+    case 'RedirectReceived':
+    case 'DiscrepancyObserved':
+    case 'CallbackRejected':
+      return false
+  }
+}
+
 /** The natural key of an event of the subscription stream `stream` (see `orderEventNaturalKey`). */
 export const subscriptionEventNaturalKey = (stream: string, e: SubscriptionEvent): string => {
   switch (e.type) {
