@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# scripts/kafka.sh — a real single-node Apache Kafka broker (KRaft: broker and controller in one JVM)
+# for satang's tests, CI and local runs, without Docker. The broker's jars come from Maven Central
+# through Maven (cached); it runs on the machine's Java 17+.
+#
+#   scripts/kafka.sh start     fetch the jars if needed, format storage once, start in the background,
+#                              wait until the broker answers; prints the bootstrap address
+#   scripts/kafka.sh stop      stop the broker this script started (only its own PID)
+#   scripts/kafka.sh status    exit 0 when our broker is running and answering, 1 otherwise
+#   scripts/kafka.sh fetch     only download the jars
+#   scripts/kafka.sh reset     stop, then delete the broker's data (the next start formats anew)
+#   scripts/kafka.sh env       print SATANG_TEST_KAFKA_BROKERS=<host:port> (for `eval`)
+#
+# Settings (environment, all optional):
+#   SATANG_KAFKA_VERSION        Apache Kafka version, default 4.1.2 (kafka_2.13 on Maven Central)
+#   SATANG_KAFKA_PORT           client port, default 19092 (the controller uses the port + 1)
+#   SATANG_KAFKA_HOST           default 127.0.0.1
+#   SATANG_KAFKA_RUN_DIR        pid, log, config and data, default ${TMPDIR:-/tmp}/satang-kafka-<port>
+#   SATANG_KAFKA_CACHE_DIR      jar cache, default ${XDG_CACHE_HOME:-$HOME/.cache}/satang/kafka
+#   SATANG_KAFKA_HEAP           JVM heap options, default "-Xms128m -Xmx512m"
+#   SATANG_KAFKA_START_TIMEOUT  seconds to wait for the broker, default 120
+set -euo pipefail
+
+version="${SATANG_KAFKA_VERSION:-4.1.2}"
+scala="2.13"
+slf4j_binding="org.apache.logging.log4j:log4j-slf4j-impl:2.24.3" # Kafka's pom names no logging backend
+dependency_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
+host="${SATANG_KAFKA_HOST:-127.0.0.1}"
+port="${SATANG_KAFKA_PORT:-19092}"
+controller_port=$((port + 1))
+run_dir="${SATANG_KAFKA_RUN_DIR:-${TMPDIR:-/tmp}/satang-kafka-$port}"
+cache_dir="${SATANG_KAFKA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/satang/kafka}"
+heap="${SATANG_KAFKA_HEAP:--Xms128m -Xmx512m}"
+start_timeout="${SATANG_KAFKA_START_TIMEOUT:-120}"
+
+libs="$cache_dir/$version/libs"
+data_dir="$run_dir/data"
+pid_file="$run_dir/broker.pid"
+log_file="$run_dir/broker.log"
+props="$run_dir/server.properties"
+log_config="$run_dir/log4j2.properties"
+
+say() { printf '[kafka.sh] %s\n' "$*" >&2; }
+fail() {
+  say "error: $*"
+  exit 1
+}
+
+answers() { (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null; }
+
+# The PID of the broker this script started, when it is alive and still that broker.
+our_pid() {
+  [ -f "$pid_file" ] || return 1
+  local pid
+  pid=$(cat "$pid_file")
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "kafka\.Kafka $props" || return 1
+  echo "$pid"
+}
+
+need_java() {
+  command -v java >/dev/null || fail "java is not installed (Kafka $version needs Java 17 or newer)"
+  local major
+  major=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | cut -d. -f1)
+  [ "${major:-0}" -ge 17 ] || fail "java $major is too old: Kafka $version needs Java 17 or newer (set JAVA_HOME or PATH)"
+}
+
+fetch() {
+  if [ -f "$libs/.complete" ]; then return 0; fi
+  command -v mvn >/dev/null || fail "mvn is not installed: it fetches the broker's jars from Maven Central"
+  say "fetching Apache Kafka $version jars from Maven Central into $libs"
+  local work
+  work=$(mktemp -d)
+  cat >"$work/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>satang.local</groupId>
+  <artifactId>kafka-broker</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_$scala</artifactId><version>$version</version></dependency>
+    <dependency><groupId>${slf4j_binding%%:*}</groupId><artifactId>$(echo "$slf4j_binding" | cut -d: -f2)</artifactId><version>${slf4j_binding##*:}</version></dependency>
+  </dependencies>
+</project>
+POM
+  rm -rf "$libs" && mkdir -p "$libs"
+  if ! (cd "$work" && mvn -B -q -ntp -Dstyle.color=never "$dependency_plugin:copy-dependencies" -DoutputDirectory="$libs" -DincludeScope=runtime); then
+    rm -rf "$work" "$libs"
+    fail "Maven could not fetch org.apache.kafka:kafka_$scala:$version (see its output above)"
+  fi
+  rm -rf "$work"
+  ls "$libs"/kafka_"$scala"-"$version".jar >/dev/null 2>&1 || fail "the fetch finished without kafka_$scala-$version.jar"
+  touch "$libs/.complete"
+}
+
+write_config() {
+  mkdir -p "$run_dir"
+  cat >"$props" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$host:$controller_port
+listeners=PLAINTEXT://$host:$port,CONTROLLER://$host:$controller_port
+advertised.listeners=PLAINTEXT://$host:$port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$data_dir
+num.partitions=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+share.coordinator.state.topic.replication.factor=1
+group.initial.rebalance.delay.ms=0
+num.network.threads=2
+num.io.threads=2
+auto.create.topics.enable=false
+PROPS
+  cat >"$log_config" <<LOG
+status = warn
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = $log_file
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+logger.kafka.name = kafka
+logger.kafka.level = INFO
+logger.apache.name = org.apache.kafka
+logger.apache.level = WARN
+LOG
+}
+
+# shellcheck disable=SC2086 # $heap holds several options
+java_cmd() { java $heap -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$log_config" -cp "$libs/*" "$@"; }
+
+start() {
+  if pid=$(our_pid); then
+    answers "$port" && {
+      say "already running (pid $pid) on $host:$port"
+      echo "$host:$port"
+      return 0
+    }
+  fi
+  need_java
+  fetch
+  if answers "$port" || answers "$controller_port"; then
+    fail "port $port or $controller_port on $host is taken by another process; set SATANG_KAFKA_PORT"
+  fi
+  write_config
+  if [ ! -f "$data_dir/meta.properties" ]; then
+    say "formatting storage in $data_dir"
+    mkdir -p "$data_dir"
+    java_cmd kafka.tools.StorageTool format -t "$(java_cmd kafka.tools.StorageTool random-uuid)" -c "$props" >"$run_dir/format.log" 2>&1 ||
+      fail "formatting the storage failed: $(tail -n 5 "$run_dir/format.log")"
+  fi
+  : >"$log_file"
+  say "starting Apache Kafka $version on $host:$port (log: $log_file)"
+  # setsid: the broker outlives this script and its terminal. It must not inherit the lock (fd 9),
+  # or the next call of this script would wait for the broker's whole life.
+  # shellcheck disable=SC2086 # $heap holds several options
+  setsid java $heap -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$log_config" -cp "$libs/*" kafka.Kafka "$props" \
+    >>"$run_dir/stdout.log" 2>&1 </dev/null 9>&- &
+  echo $! >"$pid_file"
+  local waited=0
+  until answers "$port" && grep -q "Kafka Server started" "$log_file" 2>/dev/null; do
+    if ! our_pid >/dev/null; then
+      fail "the broker exited during start-up: $(tail -n 20 "$run_dir/stdout.log" "$log_file" 2>/dev/null)"
+    fi
+    if [ "$waited" -ge $((start_timeout * 4)) ]; then
+      fail "the broker did not answer on $host:$port within ${start_timeout}s (log: $log_file)"
+    fi
+    sleep 0.25
+    waited=$((waited + 1))
+  done
+  say "ready after $((waited / 4))s"
+  echo "$host:$port"
+}
+
+stop() {
+  local pid
+  if ! pid=$(our_pid); then
+    say "not running"
+    rm -f "$pid_file"
+    return 0
+  fi
+  say "stopping pid $pid"
+  kill -TERM "$pid"
+  for _ in $(seq 1 120); do
+    kill -0 "$pid" 2>/dev/null || {
+      rm -f "$pid_file"
+      say "stopped"
+      return 0
+    }
+    sleep 0.25
+  done
+  say "still running after 30s: SIGKILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$pid_file"
+}
+
+status() {
+  local pid
+  if pid=$(our_pid) && answers "$port"; then
+    say "running (pid $pid) on $host:$port"
+    return 0
+  fi
+  say "not running on $host:$port"
+  return 1
+}
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+
+# One call at a time per broker: a start racing a stop (or another start) waits its turn.
+locked() {
+  mkdir -p "$run_dir"
+  exec 9>"$run_dir/.lock"
+  flock 9
+  "$@"
+}
+
+case "${1:-}" in
+start) locked start ;;
+stop) locked stop ;;
+status) status ;;
+fetch) need_java && fetch ;;
+reset) locked stop && rm -rf "$data_dir" && say "data removed" ;;
+env) echo "SATANG_TEST_KAFKA_BROKERS=$host:$port" ;;
+-h | --help | help) usage ;;
+*)
+  usage >&2
+  exit 2
+  ;;
+esac
