@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { makePostgresEventStore } from '../src/adapters/eventstore/postgres.ts'
-import { makeKnex, makePostgresPool } from '../src/adapters/postgres/knex.ts'
+import { makeKnex, makePostgresPool } from '../src/platform/postgres/pool.ts'
 import { migrateEventStore } from '../src/adapters/postgres/migrations/eventstore.ts'
-import type { EventStore, EventToAppend, ExpectedRevision, Position, ReadItem } from '../src/domain/event-store.ts'
+import type { EventStore, EventToAppend, ExpectedRevision, Position, ReadItem } from '../src/application/ports/event-store.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
 

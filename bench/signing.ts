@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { satangCanonicalV1 } from '../src/domain/gateway/canonical.ts'
-import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier } from '../src/adapters/gateway/signing.ts'
+import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier } from '../src/domain/gateway/signing.ts'
 import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchResult } from './types.ts'
 

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { generateToken } from './adapters/http/api-tokens.ts'
-import { loadPrivateKey } from './adapters/gateway/signing.ts'
+import { loadPrivateKey } from './domain/gateway/signing.ts'
 
 /**
  * Secrets `satang up` keeps in the data folder when none are configured, so that a fresh machine gets

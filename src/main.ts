@@ -8,7 +8,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { makeRecording, type Recording } from './application/index.ts'
 import type { CallbackUrls, CrashPoint, RecordingDeps } from './application/deps.ts'
 import { decodeConfig, formatConfigErrors, type Config } from './config.ts'
-import type { EventStore } from './domain/event-store.ts'
+import type { EventStore } from './application/ports/event-store.ts'
 import { canonicalizers, satangCanonicalV1 } from './domain/gateway/canonical.ts'
 import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE, extendStatusTable, type StatusTable } from './domain/gateway/statuses.ts'
 import { makeLogger, type Logger } from './logger.ts'
@@ -16,18 +16,18 @@ import { loadOrCreateKeyPair, loadOrCreateToken } from './local-secrets.ts'
 import { makeEsdbEventStore } from './adapters/eventstore/esdb.ts'
 import { makePostgresEventStore } from './adapters/eventstore/postgres.ts'
 import { makeGatewayClient, type GatewayClient } from './adapters/gateway/client.ts'
-import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, type Verifier } from './adapters/gateway/signing.ts'
+import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, type Verifier } from './domain/gateway/signing.ts'
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from './adapters/http/api-tokens.ts'
 import { CALLBACK_PATHS, registerCallbackRoutes } from './adapters/http/callback-routes.ts'
 import { makeHttpServer, makeMetricsRegistry } from './adapters/http/server.ts'
 import { registerLedgerRoutes } from './adapters/http/ledger-routes.ts'
 import { registerV1Routes } from './adapters/http/v1-routes.ts'
 import { startEmbeddedPostgres } from './adapters/postgres/embedded.ts'
-import { makeKnex, makePostgresPool } from './adapters/postgres/knex.ts'
+import { makeKnex, makePostgresPool } from './platform/postgres/pool.ts'
 import { migrateEventStore } from './adapters/postgres/migrations/eventstore.ts'
 import { loadOrCreateGatewayKey } from './adapters/sandbox/keys.ts'
 import { makeSandbox } from './adapters/sandbox/sandbox.ts'
-import { PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, projectionStatus, startProjector, type Projector, type ReadModels } from './projections/index.ts'
+import { makeReadModelQueries, PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, projectionStatus, startProjector, type Projector, type ReadModels } from './projections/index.ts'
 import { Gauge, type Registry } from 'prom-client'
 
 /**
@@ -460,7 +460,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
       },
       crashPoint: crashPointOf(config, log),
       stopping: stopping.signal,
-      readModels: readModelsOf(db),
+      readModels: makeReadModelQueries(readModelsOf(db)),
     }
     const recording = makeRecording(deps)
     const metrics = makeMetricsRegistry()

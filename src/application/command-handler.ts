@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { AppendError, EventStore, EventStoreFailure, EventToAppend, ExpectedRevision, RecordedEvent, UndecodableEvent } from '../domain/event-store.ts'
+import type { AppendError, EventStore, EventStoreFailure, EventToAppend, ExpectedRevision, RecordedEvent, UndecodableEvent } from './ports/event-store.ts'
 
 /** An aggregate as pure functions: `decide(command, state)` → events or a rejection; `evolve` folds. */
 export type Decider<C, S, Ev, R> = {

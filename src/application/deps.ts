@@ -1,18 +1,11 @@
-import type { ReadModels } from '../projections/types.ts'
-import type { GatewayError } from '../adapters/gateway/errors.ts'
-import type { MerchantCalls } from '../adapters/gateway/merchant-calls.ts'
-import type { Verifier } from '../adapters/gateway/signing.ts'
-import type { EventStore } from '../domain/event-store.ts'
+import type { Verifier } from '../domain/gateway/signing.ts'
 import type { StatusTable } from '../domain/gateway/statuses.ts'
 import type { Logger } from '../logger.ts'
+import type { EventStore } from './ports/event-store.ts'
+import type { GatewayPort } from './ports/gateway.ts'
+import type { ReadModelQueries } from './ports/read-models.ts'
 
-/** The gateway operations recording uses (the gateway client's merchant calls). */
-export type GatewayPort = Pick<
-  MerchantCalls,
-  'createDirectPayment' | 'applyCheckout' | 'queryPayment' | 'queryRefund' | 'createSubscription' | 'updateSubscription' | 'cancelSubscription'
->
-
-export type { GatewayError }
+export type { GatewayError, GatewayPort } from './ports/gateway.ts'
 
 /** satang's own callback URLs, which it gives the gateway in place of the merchant's. */
 export type CallbackUrls = {
@@ -57,7 +50,7 @@ export type RecordingDeps = {
   /** Aborted when satang stops: background resolution ends. */
   readonly stopping: AbortSignal
   /** The read models (projections), where reads are served from them; absent in unit tests of recording. */
-  readonly readModels?: ReadModels
+  readonly readModels?: ReadModelQueries
 }
 
 /** Who caused a chain of events: the merchant API request or callback that started it. */

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
-import type { Position, ReadAllOptions, ReadItem } from '../domain/event-store.ts'
+import type { ReadAllOptions, ReadItem } from './ports/event-store.ts'
+import type { OpenCreates } from './ports/read-models.ts'
 import { awaitsOutcome, parseOrderStreamName } from '../domain/order/index.ts'
-import { readCheckpoints } from '../projections/checkpoints.ts'
 import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import { load, orderKind, record } from './streams.ts'
@@ -118,34 +118,21 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
 
   /**
    * Order streams whose create is awaiting its outcome, from the `orders` read model as far as its
-   * checkpoint (one indexed query), or null when the read model cannot be read.
+   * checkpoint (one indexed query), or null when there is no read model or it cannot be read.
    */
-  const fromReadModel = async (): Promise<{ readonly streams: Set<string>; readonly checkpoint: Position | undefined } | null> => {
-    const rm = deps.readModels
-    if (rm === undefined) return null
-    const client = await rm.pool.connect().catch(() => null)
-    if (client === null) return null
-    try {
-      // One snapshot for both: the rows are exactly the events up to the checkpoint.
-      await client.query('begin isolation level repeatable read read only')
-      const cp = (await readCheckpoints(client, rm.schema, ['orders'])).get('orders')
-      if (cp === undefined || cp.failure !== null) return null
-      const rows = await client.query<{ stream_name: string }>(`select stream_name from "${rm.schema}".orders where outcome_unknown`)
-      return { streams: new Set(rows.rows.map((r) => r.stream_name)), checkpoint: cp.position ?? undefined }
-    } catch (e) {
-      log.warn({ err: e }, 'the orders read model could not be read; start-up recovery scans the order streams')
-      return null
-    } finally {
-      await client.query('rollback').catch(() => undefined)
-      client.release()
-    }
+  const fromReadModel = async (): Promise<OpenCreates | null> => {
+    if (deps.readModels === undefined) return null
+    const open = await deps.readModels.openCreates()()
+    if (E.isRight(open)) return open.right
+    log.warn({ err: open.left.cause }, 'the orders read model could not be read; start-up recovery scans the order streams')
+    return null
   }
 
   const recover = async (cause: Cause): Promise<number> => {
     // Candidates: the read model's open creates as of its checkpoint, then the order events after it
     // (all of them when there is no read model): the last request-cycle event of each stream decides.
     const projected = await fromReadModel()
-    const open = projected?.streams ?? new Set<string>()
+    const open = new Set(projected?.streams ?? [])
     const last = new Map<string, string>()
     let from: ReadAllOptions = projected?.checkpoint === undefined ? {} : { from: projected.checkpoint }
     for (;;) {

@@ -1,8 +1,7 @@
-import { paymentViewOfRow } from '../projections/orders.ts'
-import { projectedState, servedFrom } from './read-models.ts'
+import { freshProjection, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { JsonObject } from '../domain/event-store.ts'
+import type { JsonObject } from './ports/event-store.ts'
 import { CheckoutApplyRequest, type CheckoutApplyResponse } from '../domain/gateway/checkout.ts'
 import type { DirectPaymentResponse } from '../domain/gateway/direct-payment-response.ts'
 import { DirectPaymentRequest, orderDescOf, paymentMethodOf } from '../domain/gateway/direct-payment.ts'
@@ -16,7 +15,7 @@ import type { HandleError } from './command-handler.ts'
 import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import type { Resolver } from './payment-resolution.ts'
-import { paymentView } from './payment-view.ts'
+import { paymentView } from '../domain/order/view.ts'
 import { conflict, invalid, notFound, ok, unavailable, type ApiResult } from './results.ts'
 import { load, orderKind, record } from './streams.ts'
 import type { OrderRejection } from '../domain/order/index.ts'
@@ -162,8 +161,8 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
 
   /** The payment from the `orders` read model (see `projectedState`). */
   const projectedView = async (stream: string): Promise<ApiResult | undefined> => {
-    const projected = await projectedState(deps, 'orders', stream, paymentViewOfRow)
-    return projected === undefined ? undefined : ok({ ...projected.state, ...servedFrom(projected.position) }, 'ok')
+    const projected = await freshProjection(deps, stream, (q) => q.paymentView(stream))
+    return projected === undefined ? undefined : ok({ ...projected.value, ...servedFrom(projected.position) }, 'ok')
   }
 
   const answerWithView = async (stream: string, status: 'created' | 'ok' | 'accepted', extra: JsonObject = {}): Promise<ApiResult> => {

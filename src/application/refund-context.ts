@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import type { ReadAllOptions, ReadItem } from '../domain/event-store.ts'
+import type { ReadAllOptions, ReadItem } from './ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import { refundOrderContext, type RefundOrderContext } from '../domain/refund/index.ts'

@@ -1,8 +1,7 @@
-import { decodeRefundView } from '../projections/refund-state.ts'
-import { projectedState, servedFrom } from './read-models.ts'
+import { freshProjection, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { JsonObject } from '../domain/event-store.ts'
+import type { JsonObject } from './ports/event-store.ts'
 import { MerchantOrderId, MerchantRefundId } from '../domain/gateway/fields.ts'
 import { formatAmount } from '../domain/money.ts'
 import { orderStreamName } from '../domain/order/index.ts'
@@ -96,8 +95,8 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
     if (!MerchantRefundId.is(merchantRefundId)) return invalid([{ path: 'merchant_refund_id', rule: 'must be at most 64 characters' }])
     const stream = refundStreamName(deps.merchantId, merchantRefundId)
     if (!refresh) {
-      const projected = await projectedState(deps, 'refunds', stream, (json) => decodeRefundView(json).state)
-      return projected === undefined ? view(stream, 'ok', servedFrom(undefined)) : ok({ ...refundView(projected.state), ...servedFrom(projected.position) }, 'ok')
+      const projected = await freshProjection(deps, stream, (q) => q.refund(stream))
+      return projected === undefined ? view(stream, 'ok', servedFrom(undefined)) : ok({ ...refundView(projected.value), ...servedFrom(projected.position) }, 'ok')
     }
     const loaded = await load(deps, refundKind, stream)()
     if (E.isLeft(loaded)) return unavailable('the event store could not be read')

@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '../domain/event-store.ts'
+import type { Json, JsonObject } from './ports/event-store.ts'
 import type { Violation } from '../domain/violations.ts'
 
 /**

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import { eventIdOf } from '../adapters/eventstore/event-id.ts'
-import type { EventToAppend, RecordedEvent } from '../domain/event-store.ts'
+import { eventIdOf } from './event-id.ts'
+import type { EventToAppend, RecordedEvent } from './ports/event-store.ts'
 import type { CallbackRejection } from '../domain/events/common/callback-rejected.ts'
 import { keyOf } from '../domain/events/natural-key.ts'
 import type { EventSource, SignatureResult } from '../domain/events/metadata.ts'
@@ -12,7 +12,7 @@ import * as refund from '../domain/refund/index.ts'
 import * as subscription from '../domain/subscription/index.ts'
 import { handleCommand, loadStream, type Decider, type HandleError, type Handled, type Loaded, type StreamCodec, type StreamUnreadable } from './command-handler.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
-import type { EventStoreFailure } from '../domain/event-store.ts'
+import type { EventStoreFailure } from './ports/event-store.ts'
 
 /** One aggregate as the application drives it: its decider, which events are its own, their natural keys. */
 export type AggregateKind<C, S, Ev extends DomainEvent, R> = {

@@ -1,9 +1,8 @@
-import { decodeSubscriptionView } from '../projections/subscription-state.ts'
-import { projectedState, servedFrom } from './read-models.ts'
+import { freshProjection, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { formatCalendarDate } from '../domain/bangkok-time.ts'
-import type { JsonObject } from '../domain/event-store.ts'
+import type { JsonObject } from './ports/event-store.ts'
 import { SUBSCRIPTION_CANCEL_SERVICE, SUBSCRIPTION_CREATE_SERVICE, SUBSCRIPTION_UPDATE_SERVICE } from '../domain/gateway/services.ts'
 import { SubscriptionCancelRequest, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../domain/gateway/subscription.ts'
 import type { RequestFailure } from '../domain/events/request-outcome.ts'
@@ -220,12 +219,12 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   const get = async (merchantSubscribeId: string): Promise<ApiResult> => {
     if (merchantSubscribeId.length > 64 || merchantSubscribeId === '') return invalid([{ path: 'merchant_subscribe_id', rule: 'must be 1 to 64 characters' }])
     const stream = subscriptionStreamName(deps.merchantId, merchantSubscribeId)
-    const projected = await projectedState(deps, 'subscriptions', stream, (json) => decodeSubscriptionView(json).state)
+    const projected = await freshProjection(deps, stream, (q) => q.subscription(stream))
     if (projected === undefined) {
       const folded = await view(stream, 'ok')
       return folded._tag === 'Ok' ? { ...folded, body: { ...folded.body, ...servedFrom(undefined) } } : folded
     }
-    return ok({ ...subscriptionView(projected.state), ...servedFrom(projected.position) }, 'ok')
+    return ok({ ...subscriptionView(projected.value), ...servedFrom(projected.position) }, 'ok')
   }
 
   return { create, update, cancel, get }

@@ -11,6 +11,7 @@ import { parseOrderStreamName } from '../domain/order/index.ts'
 import { parseRefundStreamName } from '../domain/refund/index.ts'
 import { parseSubscriptionStreamName } from '../domain/subscription/index.ts'
 import type { Logger } from '../logger.ts'
+import { makeReadModelQueries } from '../projections/queries.ts'
 import { EVENT_STORE_SCHEMA, StartupError, makeEventStore, merchantIdOf, openDatabaseForTool, readModelsOf, type Database } from '../main.ts'
 import { configOrUsage, quietLogger } from './tool-config.ts'
 import { EXIT, UsageError, readTextFile } from './io.ts'
@@ -70,7 +71,7 @@ const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: nu
   const store = makeEventStore(config, db, log)
   try {
     // The read model when it exists (completed with any newer events from the store), else the store.
-    const trail = await readAuditTrail({ store, readModels: readModelsOf(db) }, stream)()
+    const trail = await readAuditTrail({ store, readModels: makeReadModelQueries(readModelsOf(db)) }, stream)()
     if (E.isLeft(trail)) {
       process.stderr.write(`satang: the event store could not be read (${trail.left.operation})\n`)
       setExitCode(EXIT.failure)

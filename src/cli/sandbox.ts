@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
-import { loadPublicKey } from '../adapters/gateway/signing.ts'
+import { loadPublicKey } from '../domain/gateway/signing.ts'
 import { loadOrCreateGatewayKey } from '../adapters/sandbox/keys.ts'
 import { checkMerchantId } from '../adapters/sandbox/merchants.ts'
 import { DEFAULT_RATE_LIMIT, DEFAULT_SANDBOX_HOST, DEFAULT_SANDBOX_PORT, DEFAULT_SETTINGS, makeSandbox, type Sandbox } from '../adapters/sandbox/sandbox.ts'

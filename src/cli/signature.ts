@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { canonicalizers, type Canonicalizer } from '../domain/gateway/canonical.ts'
-import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm } from '../adapters/gateway/signing.ts'
+import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm } from '../domain/gateway/signing.ts'
 import { EXIT, UsageError, readFieldsJson, readTextFile } from './io.ts'
 
 const pickCanonicalizer = (name: string): Canonicalizer => {

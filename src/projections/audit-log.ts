@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import type { Json, JsonObject } from '../domain/event-store.ts'
+import type { Json, JsonObject } from '../application/ports/event-store.ts'
 import { parseOrderStreamName } from '../domain/order/stream.ts'
 import { parseRefundStreamName } from '../domain/refund/stream.ts'
 import { parseSubscriptionStreamName } from '../domain/subscription/stream.ts'

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import type { Position } from '../domain/event-store.ts'
+import type { Position } from '../application/ports/event-store.ts'
 import { qualified } from './types.ts'
 
 /**

@@ -14,6 +14,7 @@ export const PROJECTIONS: ReadonlyArray<Projection> = [ordersProjection, ledgerP
 export const projectionNamed = (name: string): Projection | undefined => PROJECTIONS.find((p) => p.name === name)
 
 export { migrateReadModels } from './migrations.ts'
+export { makeReadModelQueries } from './queries.ts'
 export { startProjector, type Projector } from './projector.ts'
 export { rebuildProjection, type RebuildProgress, type RebuildResult } from './rebuild.ts'
 export { projectionStatus, type ProjectionStatus } from './status.ts'

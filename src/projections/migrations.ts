@@ -1,8 +1,8 @@
 import type { Knex } from 'knex'
 import type { Pool } from 'pg'
 import type { Logger } from '../logger.ts'
-import { LOCK_NAMESPACE, isValidSchemaName } from '../adapters/postgres/migrations/eventstore.ts'
-import { makeKnex } from '../adapters/postgres/knex.ts'
+import { LOCK_NAMESPACE, isValidSchemaName } from '../platform/postgres/names.ts'
+import { makeKnex } from '../platform/postgres/pool.ts'
 import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
 import { qualified, type Projection } from './types.ts'
 

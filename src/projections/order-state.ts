@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { JsonObject } from '../domain/event-store.ts'
+import type { JsonObject } from '../application/ports/event-store.ts'
 import { Instant, nullable, StatusClassificationCodec } from '../domain/events/codecs.ts'
 import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
 import { OutcomeUnknownReason, RequestFailureReason } from '../domain/events/request-outcome.ts'

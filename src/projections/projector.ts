@@ -18,10 +18,10 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool, PoolClient } from 'pg'
-import type { EventStore, Position, ReadItem, Subscription } from '../domain/event-store.ts'
+import type { EventStore, Position, ReadItem, Subscription } from '../application/ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import type { Logger } from '../logger.ts'
-import { isRetriablePgError } from '../adapters/postgres/errors.ts'
+import { isRetriablePgError } from '../platform/postgres/errors.ts'
 import { advanceCheckpoint, clearFailure, ensureCheckpoints, readCheckpoints, recordFailure, type Checkpoint } from './checkpoints.ts'
 import { projectedEventOf, readsStream, type ProjectedEvent, type Projection } from './types.ts'
 

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { Position, type JsonObject } from '../domain/event-store.ts'
+import { Position, type JsonObject } from '../application/ports/event-store.ts'
 import { Count, Instant, nullable, ObservationSource, SatangAmount, StatusClassificationCodec } from '../domain/events/codecs.ts'
 import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
 import { JsonObjectCodec } from '../domain/events/json.ts'

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../domain/event-store.ts'
+import type { JsonObject } from '../application/ports/event-store.ts'
 import { isRefundEvent, type RefundEvent } from '../domain/refund/events/index.ts'
 import { evolve } from '../domain/refund/evolve.ts'
 import { initialRefundState, needsReview, type Refund } from '../domain/refund/state.ts'

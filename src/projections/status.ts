@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
-import type { EventStore, Position } from '../domain/event-store.ts'
+import type { EventStore, Position } from '../application/ports/event-store.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import type { Projection } from './types.ts'
 

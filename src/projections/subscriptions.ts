@@ -1,5 +1,5 @@
 import { formatCalendarDate, type CalendarDate } from '../domain/bangkok-time.ts'
-import type { JsonObject } from '../domain/event-store.ts'
+import type { JsonObject } from '../application/ports/event-store.ts'
 import { isSubscriptionEvent, type SubscriptionEvent } from '../domain/subscription/events/index.ts'
 import { evolve } from '../domain/subscription/evolve.ts'
 import { initialSubscriptionState, needsReview, subscriptionStatusOf, type Subscription, type SubscriptionDisplayStatus } from '../domain/subscription/state.ts'

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import type { EventMetadata, JsonObject, Position, RecordedEvent } from '../domain/event-store.ts'
+import type { EventMetadata, JsonObject, Position, RecordedEvent } from '../application/ports/event-store.ts'
 import type { DomainEvent } from '../domain/events/registry.ts'
 
 /**

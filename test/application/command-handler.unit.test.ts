@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { eventIdOf } from '../../src/adapters/eventstore/event-id.ts'
+import { eventIdOf } from '../../src/application/event-id.ts'
 import { handleCommand, loadStream, type Decider, type StreamCodec } from '../../src/application/command-handler.ts'
-import type { EventToAppend } from '../../src/domain/event-store.ts'
+import type { EventToAppend } from '../../src/application/ports/event-store.ts'
 import { makeMemoryEventStore } from './memory-event-store.ts'
 
 // A toy aggregate: a tally that accepts each named observation once.

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { AppendError, AppendResult, EventStore, EventToAppend, ExpectedRevision, Position, ReadItem, RecordedEvent } from '../../src/domain/event-store.ts'
+import type { AppendError, AppendResult, EventStore, EventToAppend, ExpectedRevision, Position, ReadItem, RecordedEvent } from '../../src/application/ports/event-store.ts'
 
 /**
  * An in-memory event store for the application's unit tests: optimistic appends, idempotent batches

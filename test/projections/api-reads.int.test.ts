@@ -3,7 +3,7 @@ import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeRecording } from '../../src/application/index.ts'
 import type { ApiResult } from '../../src/application/results.ts'
-import type { EventStore } from '../../src/domain/event-store.ts'
+import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { fold, isPaid } from '../../src/domain/order/index.ts'
 import { redirectReceived } from '../../src/domain/events/common/redirect-received.ts'
 import { redactPayerData } from '../../src/domain/events/redaction.ts'
@@ -16,6 +16,7 @@ import { at } from '../domain/support/values.ts'
 import { freshProjectionDatabase, type ProjectionDatabase } from './support.ts'
 import { otherStreamsForProjections } from './mixed-streams.ts'
 import { appendEvent, orderEventsOf, orderPlanArb } from './scenarios.ts'
+import { makeReadModelQueries } from '../../src/projections/queries.ts'
 
 const log = silentLogger()
 
@@ -57,7 +58,7 @@ describe('GET answers from the read models', () => {
     await projector.caughtUp(30_000)
     await projector.stop()
 
-    const fromReadModels = makeRecording(testDeps(makeMemoryEventStore(), makeFakeGateway(), { store, readModels: { pool, schema } }))
+    const fromReadModels = makeRecording(testDeps(makeMemoryEventStore(), makeFakeGateway(), { store, readModels: makeReadModelQueries({ pool, schema }) }))
     const fromLog = makeRecording(testDeps(makeMemoryEventStore(), makeFakeGateway(), { store }))
     const cause = { correlationId: 't', causationId: 't' }
 

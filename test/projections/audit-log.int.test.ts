@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import { auditTrail, auditTrailFromReadModel, readAuditTrail } from '../../src/application/audit.ts'
-import type { EventStore, EventToAppend, JsonObject, RecordedEvent } from '../../src/domain/event-store.ts'
+import type { EventStore, EventToAppend, JsonObject, RecordedEvent } from '../../src/application/ports/event-store.ts'
 import { badSignature } from '../../src/domain/events/common/callback-rejected.ts'
 import { decodeDomainEvent, eventSourceOf, toEventToAppend, type DomainEvent } from '../../src/domain/events/registry.ts'
 import type { DomainEventMetadata } from '../../src/domain/events/metadata.ts'
@@ -21,6 +21,7 @@ import * as sub from '../domain/subscription/builders.ts'
 import { at, GATEWAY_ORDER_ID, MERCHANT_ID } from '../domain/support/values.ts'
 import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
 import { applyInTransaction, createProjectionTables } from './support.ts'
+import { makeReadModelQueries } from '../../src/projections/queries.ts'
 
 const log = silentLogger()
 
@@ -216,7 +217,7 @@ describe('the audit_log projection', () => {
   })
 
   it('serves the audit trail from the read model exactly as from the store', async () => {
-    const readModels = { pool, schema: rm }
+    const readModels = makeReadModelQueries({ pool, schema: rm })
     for (const stream of Object.values(streams)) {
       const fromStore = await auditTrail(store, stream)()
       const fromReadModel = await auditTrailFromReadModel(readModels, store, stream)()
@@ -228,7 +229,7 @@ describe('the audit_log projection', () => {
   })
 
   it('completes a lagging read model with the newer events from the store', async () => {
-    const readModels = { pool, schema: rm }
+    const readModels = makeReadModelQueries({ pool, schema: rm })
     const late = order.given(...order.anAcceptedCheckout()).when(order.queried(order.aQueryAnswer({ order_status: 'ZZ' }))).events()
     await appendAll(streams.order, late, 500)
     const fromStore = await auditTrail(store, streams.order)()
@@ -242,7 +243,7 @@ describe('the audit_log projection', () => {
   })
 
   it('falls back to the store when the read model does not exist', async () => {
-    const missing = { pool, schema: uniqueSchemaName('none') }
+    const missing = makeReadModelQueries({ pool, schema: uniqueSchemaName('none') })
     expect(await auditTrailFromReadModel(missing, store, streams.refund)()).toEqual(await auditTrail(store, streams.refund)())
   })
 

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeResolver } from '../../src/application/payment-resolution.ts'
-import type { EventStore } from '../../src/domain/event-store.ts'
+import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { orderStreamName, paymentOutcomeUnknown, type OrderEvent } from '../../src/domain/order/index.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { ordersProjection } from '../../src/projections/orders.ts'
@@ -13,6 +13,7 @@ import { anOrderCreated, aPaymentRequestAccepted, aPaymentRequested } from '../d
 import { at, MERCHANT_ID } from '../domain/support/values.ts'
 import { freshProjectionDatabase, type ProjectionDatabase } from './support.ts'
 import { appendEvent } from './scenarios.ts'
+import { makeReadModelQueries } from '../../src/projections/queries.ts'
 
 const log = silentLogger()
 
@@ -64,7 +65,7 @@ describe('start-up recovery from the orders read model', () => {
     }
     const gateway = makeFakeGateway()
     gateway.answer('queryPayment', rejected(500001, 'try later'))
-    const withReadModel = makeResolver(testDeps(makeMemoryEventStore(), gateway, { store: counting, readModels: { pool, schema }, resolve: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, notFoundAfterMs: 0, notFoundCodes: [404001] } }))
+    const withReadModel = makeResolver(testDeps(makeMemoryEventStore(), gateway, { store: counting, readModels: makeReadModelQueries({ pool, schema }), resolve: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, notFoundAfterMs: 0, notFoundCodes: [404001] } }))
     expect(await withReadModel.recover({ correlationId: 'startup', causationId: 'startup' })).toBe(3)
     await withReadModel.idle()
     expect(orderEventsRead).toBe(2) // REC-LATE's two events, not the 8 before the checkpoint

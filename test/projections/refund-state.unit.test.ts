@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Position } from '../../src/domain/event-store.ts'
+import type { Position } from '../../src/application/ports/event-store.ts'
 import type { DiscrepancyObservedData } from '../../src/domain/events/common/discrepancy-observed.ts'
 import type { StatusClassification } from '../../src/domain/gateway/statuses.ts'
 import type { Satang } from '../../src/domain/money.ts'

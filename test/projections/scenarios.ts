@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
-import type { EventStore } from '../../src/domain/event-store.ts'
+import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { eventSourceOf, toEventToAppend, type DomainEvent } from '../../src/domain/events/registry.ts'
 import { redactPayerData } from '../../src/domain/events/redaction.ts'
 import { classifyPaymentStatus, DEFAULT_PAYMENT_STATUS_TABLE, extendStatusTable } from '../../src/domain/gateway/statuses.ts'

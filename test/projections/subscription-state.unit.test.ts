@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { formatCalendarDate, type CalendarDate } from '../../src/domain/bangkok-time.ts'
-import type { Position } from '../../src/domain/event-store.ts'
+import type { Position } from '../../src/application/ports/event-store.ts'
 import type { DiscrepancyObservedData } from '../../src/domain/events/common/discrepancy-observed.ts'
 import type { Satang } from '../../src/domain/money.ts'
 import { fold, initialSubscriptionState, subscriptionCancelled, type Subscription, type SubscriptionPlan, type SubscriptionState } from '../../src/domain/subscription/index.ts'

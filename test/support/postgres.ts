@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Knex } from 'knex'
 import type { Pool } from 'pg'
 import { inject } from 'vitest'
-import { makeKnex, makePostgresPool } from '../../src/adapters/postgres/knex.ts'
+import { makeKnex, makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { migrateEventStore } from '../../src/adapters/postgres/migrations/eventstore.ts'
 import { silentLogger, type Logger } from '../../src/logger.ts'
 

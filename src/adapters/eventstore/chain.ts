@@ -34,9 +34,9 @@
 import { createHash, type Hash } from 'node:crypto'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Pool, PoolClient } from 'pg'
-import type { EventStoreFailure, Position } from '../../domain/event-store.ts'
-import { isRetriablePgError } from '../postgres/errors.ts'
-import { isValidSchemaName } from '../postgres/migrations/eventstore.ts'
+import type { EventStoreFailure, Position } from '../../application/ports/event-store.ts'
+import { isRetriablePgError } from '../../platform/postgres/errors.ts'
+import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { pad20 } from './envelope.ts'
 
 /** The columns of one stored event, as their PostgreSQL text forms (see the module comment). */

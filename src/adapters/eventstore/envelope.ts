@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { EventMetadata, EventToAppend, InvalidAppend, JsonObject, Position, ReadItem } from '../../domain/event-store.ts'
+import type { EventMetadata, EventToAppend, InvalidAppend, JsonObject, Position, ReadItem } from '../../application/ports/event-store.ts'
 import { violationsOf } from '../../domain/violations.ts'
-import { isUuid } from './event-id.ts'
+import { isUuid } from '../../application/event-id.ts'
 
 /** Metadata keys the stores keep for themselves (ESDB's system projections use `$correlationId`, `$causationId`). */
 export const isReservedMetadataKey = (key: string): boolean => key === 'schemaVersion' || key.startsWith('$')

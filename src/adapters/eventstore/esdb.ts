@@ -65,7 +65,7 @@ import type {
   Subscription,
   SubscriptionError,
   SubscriptionHandler,
-} from '../../domain/event-store.ts'
+} from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import { decodeEvent, isReservedMetadataKey, pad20, sleep, validateAppend } from './envelope.ts'
 

@@ -52,10 +52,10 @@ import type {
   Subscription,
   SubscriptionError,
   SubscriptionHandler,
-} from '../../domain/event-store.ts'
+} from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
-import { constraintOf, isRetriablePgError, sqlStateOf } from '../postgres/errors.ts'
-import { isValidSchemaName } from '../postgres/migrations/eventstore.ts'
+import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
+import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 

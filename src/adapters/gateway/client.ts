@@ -4,13 +4,12 @@ import { absurd, pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { GatewayOperation } from '../../domain/gateway/operation.ts'
 import type { Logger } from '../../logger.ts'
-import type { DecodeFailed, GatewayError, OutcomeUnknown, OutcomeUnknownReason, TransportFailed, WireFields } from './errors.ts'
-import { merchantCalls, type MerchantCalls } from './merchant-calls.ts'
+import type { DecodeFailed, GatewayError, GatewayPort, GatewayResult, OutcomeUnknown, OutcomeUnknownReason, TransportFailed, WireFields } from '../../application/ports/gateway.ts'
+import { merchantCalls } from './merchant-calls.ts'
 import { prepareRequest, toHttpRequest, type PreparedRequest } from './request.ts'
 import { interpretResponse, type Answer, type ResponseError } from './response.ts'
-import type { GatewayResult } from './result.ts'
 import { retrying, retryPolicyProblems, type RetryPolicy } from './retry.ts'
-import type { Signer, Verifier } from './signing.ts'
+import type { Signer, Verifier } from '../../domain/gateway/signing.ts'
 import { makeHttpTransport, type HttpFailure } from './transport.ts'
 
 export type GatewayClientDeps = {
@@ -43,7 +42,7 @@ export type CallOptions = {
 
 export type { GatewayResult }
 
-export type GatewayClient = MerchantCalls & {
+export type GatewayClient = GatewayPort & {
   /**
    * Validates, signs and sends one operation, retrying only queries. Never rejects: every expected
    * failure is a `GatewayError` left.

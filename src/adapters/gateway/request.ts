@@ -3,9 +3,9 @@ import { pipe } from 'fp-ts/lib/function.js'
 import type { GatewayOperation } from '../../domain/gateway/operation.ts'
 import type { Violation } from '../../domain/violations.ts'
 import { decodeAll } from '../../domain/violations.ts'
-import type { ValidationFailed, WireFields } from './errors.ts'
+import type { ValidationFailed, WireFields } from '../../application/ports/gateway.ts'
 import type { HttpRequest } from './transport.ts'
-import { signedRequestHeaders, type Signer } from './signing.ts'
+import { signedRequestHeaders, type Signer } from '../../domain/gateway/signing.ts'
 
 /** The only protocol version the gateway defines (spec, Versioning). */
 export const PROTOCOL_VERSION = 'v1'

@@ -4,8 +4,8 @@ import { envelopeOf, SUCCESS_CODE } from '../../domain/gateway/envelope.ts'
 import type { GatewayOperation } from '../../domain/gateway/operation.ts'
 import type { Violation } from '../../domain/violations.ts'
 import { decodeAll } from '../../domain/violations.ts'
-import type { DecodeFailed, GatewayRejected, TransportFailed } from './errors.ts'
-import type { Verifier } from './signing.ts'
+import type { DecodeFailed, GatewayRejected, TransportFailed } from '../../application/ports/gateway.ts'
+import type { Verifier } from '../../domain/gateway/signing.ts'
 import type { HttpResponse } from './transport.ts'
 
 /** A decoded success. */

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { bangkokDateOf, formatCalendarDate, parseCalendarDate, type CalendarDate } from '../../domain/bangkok-time.ts'
 import { afterCharge, isChargeDue, type BillingPlanWithRetry } from '../../domain/subscription-schedule.ts'
-import { signedForm } from '../gateway/signing.ts'
+import { signedForm } from '../../domain/gateway/signing.ts'
 import { conflict, notFound, type ActionError } from './action-error.ts'
 import { nowOf, type SandboxContext } from './context.ts'
 import type { ChargeOutcome, SandboxSubscription, SubscriptionCharge } from './state.ts'

@@ -1,6 +1,6 @@
 import { formatBangkokDateTime } from '../../domain/bangkok-time.ts'
 import type { Logger } from '../../logger.ts'
-import type { Signer } from '../gateway/signing.ts'
+import type { Signer } from '../../domain/gateway/signing.ts'
 import type { SandboxClock } from './clock.ts'
 import type { NotificationKind } from './notifier.ts'
 import type { SandboxStore } from './state.ts'

@@ -6,7 +6,7 @@ import { HttpUrl, MerchantRefundId, StatusCode } from '../../domain/gateway/fiel
 import { text } from '../../domain/gateway/text-codecs.ts'
 import { AmountText } from '../../domain/money.ts'
 import { decodeAll } from '../../domain/violations.ts'
-import { loadPublicKey } from '../gateway/signing.ts'
+import { loadPublicKey } from '../../domain/gateway/signing.ts'
 import type { ActionError } from './action-error.ts'
 import { authoriseSubscription, setChargeOutcomes } from './billing.ts'
 import { closedRecord } from './closed-record.ts'

@@ -17,7 +17,7 @@ import {
 import { SubscriptionCancelRequest, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../../domain/gateway/subscription.ts'
 import { listOr } from '../../domain/gateway/text-codecs.ts'
 import { decodeAll, type Violation } from '../../domain/violations.ts'
-import { SIGN_TYPE } from '../gateway/signing.ts'
+import { SIGN_TYPE } from '../../domain/gateway/signing.ts'
 import { applyCheckout } from './checkout.ts'
 import type { SandboxContext } from './context.ts'
 import { createDirectPayment } from './direct-payment.ts'

@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypt
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { loadPrivateKey } from '../gateway/signing.ts'
+import { loadPrivateKey } from '../../domain/gateway/signing.ts'
 
 /** The URL path under which the sandbox serves the gateway public key (PEM). */
 export const GATEWAY_PUBLIC_KEY_PATH = '/_sandbox/keys/gateway.pem'

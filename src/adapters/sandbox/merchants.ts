@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Canonicalizer } from '../../domain/gateway/canonical.ts'
 import { MerchantId } from '../../domain/gateway/fields.ts'
 import { decodeAll, formatViolations, type Violation } from '../../domain/violations.ts'
-import { makeVerifier, type Verifier } from '../gateway/signing.ts'
+import { makeVerifier, type Verifier } from '../../domain/gateway/signing.ts'
 
 /** The merchants the sandbox knows: `merchant_id` → the public key that verifies their requests. */
 export type MerchantRegistry = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from '../../logger.ts'
-import { signedForm, type Signer } from '../gateway/signing.ts'
+import { signedForm, type Signer } from '../../domain/gateway/signing.ts'
 
 /*
  * Asynchronous notifications to `notify_url` (spec Events 1; payload and acknowledgement "not shown").

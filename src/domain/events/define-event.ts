@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
-import type { JsonObject } from '../event-store.ts'
+import type { JsonObject } from './envelope.ts'
 import { violationsOf, type Violation } from '../violations.ts'
 
 /** A domain event in memory: its type name and its data at the newest schema version. */

@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import type { Json, JsonObject } from '../event-store.ts'
+import type { Json, JsonObject } from './envelope.ts'
 
 const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === 'object' && u !== null && !Array.isArray(u)
 

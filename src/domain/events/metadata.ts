@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { EventMetadata } from '../event-store.ts'
+import type { EventMetadata } from './envelope.ts'
 import { oneOf } from '../gateway/text-codecs.ts'
 import { Instant } from './codecs.ts'
 

@@ -1,5 +1,5 @@
 import * as t from 'io-ts'
-import type { Json, JsonObject } from '../event-store.ts'
+import type { Json, JsonObject } from './envelope.ts'
 import { sortedJson } from '../gateway/canonical.ts'
 import { isJsonObject, JsonObjectCodec, toJsonObject } from './json.ts'
 

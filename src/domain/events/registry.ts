@@ -4,7 +4,7 @@
  * adds the event id (`eventIdOf(naturalKeyOf(stream, e))`) and the metadata.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import type { EventToAppend } from '../event-store.ts'
+import type { EventToAppend } from './envelope.ts'
 import { formatViolations } from '../violations.ts'
 import { orderEventNaturalKey } from '../order/stream.ts'
 import { isOrderEvent, type OrderEvent } from '../order/events/index.ts'

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../event-store.ts'
+import type { JsonObject } from '../events/envelope.ts'
 import { formatAmount } from '../money.ts'
 import { normalSideOf } from './accounts.ts'
 

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { decodeEvent, validateAppend, type RawEvent } from '../../../src/adapters/eventstore/envelope.ts'
-import type { EventToAppend, Position } from '../../../src/domain/event-store.ts'
+import type { EventToAppend, Position } from '../../../src/application/ports/event-store.ts'
 
 const metadata = { correlationId: 'c', causationId: 'd', recordedAt: '2025-01-01T00:00:00.000Z', source: 'test' }
 const event = (overrides: Partial<EventToAppend> = {}): EventToAppend => ({

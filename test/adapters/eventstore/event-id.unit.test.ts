@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DNS_NAMESPACE, EVENT_ID_NAMESPACE, eventIdOf, isUuid, uuidv5 } from '../../../src/adapters/eventstore/event-id.ts'
+import { DNS_NAMESPACE, EVENT_ID_NAMESPACE, eventIdOf, isUuid, uuidv5 } from '../../../src/application/event-id.ts'
 
 describe('uuidv5', () => {
   it('matches the published vector for www.example.com in the DNS namespace', () => {

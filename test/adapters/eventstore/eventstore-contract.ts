@@ -14,7 +14,7 @@ import type {
   SubscribeOptions,
   Subscription,
   UndecodableEvent,
-} from '../../../src/domain/event-store.ts'
+} from '../../../src/application/ports/event-store.ts'
 
 /** A store under test and how to release it. Each call must open its own connections. */
 export type StoreHandle = { readonly store: EventStore; readonly close: () => Promise<void> }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { verifyEventChain, type ChainVerification, type StreamHead, type VerifyOptions } from '../../../src/adapters/eventstore/chain.ts'
 import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
 import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
-import type { EventStore, EventToAppend, ExpectedRevision, RecordedEvent } from '../../../src/domain/event-store.ts'
+import type { EventStore, EventToAppend, ExpectedRevision, RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../../src/logger.ts'
 import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
 

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { compareUtf8, satangCanonicalV1, sortedJson } from '../../../src/domain/gateway/canonical.ts'
-import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, signedRequestHeaders } from '../../../src/adapters/gateway/signing.ts'
+import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, signedRequestHeaders } from '../../../src/domain/gateway/signing.ts'
 import { loadSigningVectors } from '../../support/vectors.ts'
 
 const vectors = loadSigningVectors()

@@ -1,7 +1,7 @@
 import * as t from 'io-ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatewayClient } from '../../../src/adapters/gateway/client.ts'
-import { makeSigner } from '../../../src/adapters/gateway/signing.ts'
+import { makeSigner } from '../../../src/domain/gateway/signing.ts'
 import type { Sandbox } from '../../../src/adapters/sandbox/sandbox.ts'
 import { satangCanonicalV1 } from '../../../src/domain/gateway/canonical.ts'
 import type { DirectPaymentRequest } from '../../../src/domain/gateway/direct-payment.ts'

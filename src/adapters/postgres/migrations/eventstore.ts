@@ -2,19 +2,13 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import type { Knex } from 'knex'
-import type { EventStoreFailure } from '../../../domain/event-store.ts'
+import type { EventStoreFailure } from '../../../application/ports/event-store.ts'
 import type { Logger } from '../../../logger.ts'
-import { isRetriablePgError } from '../errors.ts'
+import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
+import { isValidSchemaName, LOCK_NAMESPACE } from '../../../platform/postgres/names.ts'
 
-/** First key of satang's `pg_advisory_xact_lock(int4, int4)` locks; the second is `hashtext(stream)` for appends. */
-export const LOCK_NAMESPACE = 1_515_847_681
 // The lock that serialises concurrent migrations of one database.
 const MIGRATION_LOCK = [LOCK_NAMESPACE, 1] as const
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,39}$/
-
-/** Schema names are interpolated into SQL, so only plain lowercase identifiers are accepted. */
-export const isValidSchemaName = (schema: string): boolean => SCHEMA_NAME.test(schema)
 
 type Migration = { readonly name: string; readonly up: (db: Knex) => Promise<void> }
 

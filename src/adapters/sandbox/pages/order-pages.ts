@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { parseAmount } from '../../../domain/money.ts'
-import { signedForm } from '../../gateway/signing.ts'
+import { signedForm } from '../../../domain/gateway/signing.ts'
 import type { ActionError } from '../action-error.ts'
 import { offeredProducts, type CheckoutProduct } from '../checkout.ts'
 import type { SandboxContext } from '../context.ts'

@@ -1,3 +1,20 @@
+/**
+ * The gateway as the application needs it (the gateway spec's merchant operations), and how a call
+ * fails. The signing HTTP client in src/adapters/gateway implements it; tests use fakes.
+ */
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { CheckoutApplyRequest, CheckoutApplyResponse } from '../../domain/gateway/checkout.ts'
+import type { DirectPaymentResponse } from '../../domain/gateway/direct-payment-response.ts'
+import type { DirectPaymentRequest } from '../../domain/gateway/direct-payment.ts'
+import type { PaymentQueryRequest, PaymentQueryResponse } from '../../domain/gateway/payment-query.ts'
+import type { RefundQueryRequest, RefundRecord } from '../../domain/gateway/refund-query.ts'
+import type {
+  SubscriptionCancelRequest,
+  SubscriptionCreateRequest,
+  SubscriptionCreateResponse,
+  SubscriptionUpdateRequest,
+  SubscriptionUpdateResponse,
+} from '../../domain/gateway/subscription.ts'
 import { absurd } from 'fp-ts/lib/function.js'
 import type { Violation } from '../../domain/violations.ts'
 import { formatViolations } from '../../domain/violations.ts'
@@ -97,4 +114,38 @@ export const describeGatewayError = (e: GatewayError): string => {
     default:
       return absurd(e)
   }
+}
+
+/** A successful gateway call. */
+export type GatewayResult<Res> = {
+  /** The envelope's `data`, decoded with the operation's response codec (`null` when it has none). */
+  readonly data: Res
+  readonly message: string
+  readonly traceId: string
+  /** The wire fields exactly as signed and sent (the signature itself is not included). */
+  readonly request: WireFields
+  readonly httpStatus: number
+  readonly timing: {
+    readonly startedAt: string
+    /** From the first attempt's start to the last answer, backoff included. */
+    readonly durationMs: number
+    readonly attempts: number
+  }
+}
+
+/** A request without the fields the client fills in itself: `version`, and `service` where it is fixed. */
+type Fields<R, Filled extends string> = Omit<R, Filled>
+
+export type GatewayCall<Res> = TE.TaskEither<GatewayError, GatewayResult<Res>>
+
+/** One method per operation a merchant calls; each adds `version` (and `service` where it is fixed). */
+export type GatewayPort = {
+  /** Endpoint 1, for all 11 direct services: `service` names the channel. */
+  readonly createDirectPayment: (request: Fields<DirectPaymentRequest, 'version'>) => GatewayCall<DirectPaymentResponse>
+  readonly queryPayment: (request: Fields<PaymentQueryRequest, 'version' | 'service'>) => GatewayCall<PaymentQueryResponse>
+  readonly queryRefund: (request: Fields<RefundQueryRequest, 'version' | 'service'>) => GatewayCall<RefundRecord>
+  readonly applyCheckout: (request: Fields<CheckoutApplyRequest, 'version' | 'service'>) => GatewayCall<CheckoutApplyResponse>
+  readonly createSubscription: (request: Fields<SubscriptionCreateRequest, 'version' | 'service'>) => GatewayCall<SubscriptionCreateResponse>
+  readonly updateSubscription: (request: Fields<SubscriptionUpdateRequest, 'version' | 'service'>) => GatewayCall<SubscriptionUpdateResponse>
+  readonly cancelSubscription: (request: Fields<SubscriptionCancelRequest, 'version' | 'service'>) => GatewayCall<null>
 }

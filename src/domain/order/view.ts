@@ -1,6 +1,7 @@
-import type { JsonObject } from '../domain/event-store.ts'
-import { formatAmount } from '../domain/money.ts'
-import { isPaid, needsReview, type Order, type OrderEvent, type PaymentRequestPhase } from '../domain/order/index.ts'
+import type { JsonObject } from '../events/envelope.ts'
+import { formatAmount } from '../money.ts'
+import type { OrderEvent } from './events/index.ts'
+import { isPaid, needsReview, type Order, type PaymentRequestPhase } from './state.ts'
 
 const iso = (d: Date): string => d.toISOString()
 

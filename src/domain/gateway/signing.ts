@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, createSign, createVerify, type KeyObject } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Canonicalizer } from '../../domain/gateway/canonical.ts'
+import type { Canonicalizer } from './canonical.ts'
 
 export const SIGN_TYPE = 'RSA'
 
