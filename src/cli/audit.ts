@@ -5,8 +5,8 @@ import * as t from 'io-ts'
 import { verifyEventChain, type ChainBreak, type ChainVerification, type StreamHead } from '../adapters/eventstore/chain.ts'
 import { readAuditTrail, type AuditEntry, type AuditUndecodable } from '../application/audit.ts'
 import { streamOf, type AuditKind } from '../application/index.ts'
-import { checkMerchantId } from '../adapters/sandbox/merchants.ts'
 import type { Config } from '../config.ts'
+import { MerchantId } from '../domain/gateway/fields.ts'
 import { parseOrderStreamName } from '../domain/order/index.ts'
 import { parseRefundStreamName } from '../domain/refund/index.ts'
 import { parseSubscriptionStreamName } from '../domain/subscription/index.ts'
@@ -53,7 +53,7 @@ const openOrFail = async (config: Config, log: Logger, setExitCode: (code: numbe
 /** `satang audit <id>`: the trail, from the `audit_log` read model completed from the event store (or the store alone). */
 const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: number) => void): Promise<void> => {
   if (opts.kind !== undefined && !isKind(opts.kind)) throw new UsageError(`--kind must be order, refund or subscription, got ${JSON.stringify(opts.kind)}`)
-  if (opts.merchantId !== undefined && E.isLeft(checkMerchantId(opts.merchantId))) throw new UsageError(`--merchant-id must be 18 digits starting with 14`)
+  if (opts.merchantId !== undefined && !MerchantId.is(opts.merchantId)) throw new UsageError(`--merchant-id must be 18 digits starting with 14`)
   const config = await configOrUsage()
   const given = opts.kind === undefined ? asStreamName(id) : null
   let stream: string
