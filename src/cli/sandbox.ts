@@ -75,7 +75,7 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
     .option('--merchant <id=file>', 'a merchant_id and the PEM file of its RSA public key (repeatable)', collect, [])
     .option('--gateway-private-key <file>', 'PEM file of the gateway RSA private key (default: <data-dir>/gateway-private.pem, generated when absent)')
     .option('--data-dir <dir>', 'folder of the generated gateway key', DEFAULT_SANDBOX_DATA_DIR)
-    .option('--state <file>', 'keep the state in this JSON file: loaded at start, saved on every change and at exit')
+    .option('--state <file>', 'keep the state in this file and <file>.journal (mode 0600): every change is on disk before it is answered')
     .option('--pay-immediately', 'pay at once the payments that have no payer step (MERCHANT_SCAN, BANKAPP_A/B notification, direct debit)')
     .option('--rate-limit <n>', 'requests per second per merchant_id (0: no limit)', String(DEFAULT_RATE_LIMIT.perSecond))
     .option('--public-url <url>', 'base URL of the links the sandbox hands out, when payers reach it through another address')

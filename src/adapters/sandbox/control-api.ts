@@ -67,7 +67,7 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: 'GET' | 'POST' | '
   { method: 'GET', path: '/_sandbox/notifications?url=&kind=', effect: 'notifications with every delivery attempt' },
   { method: 'GET', path: '/_sandbox/notifications/{id}', effect: 'one notification' },
   { method: 'POST', path: '/_sandbox/notifications/wait', body: '{ timeoutMs? }', effect: 'answers when no notification is pending (504 after timeoutMs, default 30000)' },
-  { method: 'POST', path: '/_sandbox/reset', effect: 'forget orders, refunds, subscriptions, notifications and faults (not the clock, keys or merchants)' },
+  { method: 'POST', path: '/_sandbox/reset', effect: 'forget orders, refunds, subscriptions, notifications and faults (not the clock, keys or merchants; ids keep counting)' },
 ]
 
 const Int = (min: number, max: number) => t.refinement(t.number, (n) => Number.isInteger(n) && n >= min && n <= max, `a whole number from ${String(min)} to ${String(max)}`)

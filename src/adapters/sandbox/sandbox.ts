@@ -18,7 +18,7 @@ import { makeMerchantRegistry, type MerchantRegistry } from './merchants.ts'
 import { DEFAULT_NOTIFIER_CONFIG, makeNotifier, type Notifier, type NotifierConfig } from './notifier.ts'
 import { registerPageRoutes } from './pages/routes.ts'
 import { makeRateLimiter, type RateLimit } from './rate-limit.ts'
-import { makeStateFile } from './state-file.ts'
+import { openStateFile, type StateFile } from './state-file.ts'
 import { makeSandboxStore, type SandboxStore } from './state.ts'
 import { parsePromptPayId } from './thai-qr.ts'
 
@@ -117,29 +117,24 @@ export const makeSandbox = async (deps: SandboxDeps, config: SandboxConfig): Pro
   const publicKeyPem = publicPemOf(config.gatewayPrivateKey)
   let baseUrl = config.publicUrl?.replace(/\/$/, '') ?? ''
 
+  let notifierClosed = false
+  const stateFile: StateFile | undefined = config.statePath === undefined ? undefined : await openStateFile({ store, clock, log }, config.statePath)
   const ctx: SandboxContext = {
     store,
     clock,
     signer,
     log,
     notify: (kind, url, fields) => {
-      notifier.send({ kind, url, fields })
+      const send = (): void => {
+        // A notification held for a write that only succeeds while closing is abandoned, as those in flight are.
+        if (!notifierClosed) notifier.send({ kind, url, fields })
+      }
+      // A notification tells of state: it leaves only once that state is on disk, as answers do.
+      if (stateFile === undefined) send()
+      else stateFile.afterDurable(send)
     },
     baseUrl: () => baseUrl,
     settings: () => settings,
-  }
-
-  const stateFile = config.statePath === undefined ? undefined : makeStateFile(config.statePath, () => store.snapshot(clock.now()), log)
-  if (stateFile !== undefined) {
-    const loaded = await stateFile.load()
-    if (E.isLeft(loaded)) throw new Error(loaded.left)
-    if (loaded.right !== undefined) {
-      store.restore(loaded.right)
-      const saved = new Date(loaded.right.clock)
-      // Sandbox time never goes back: a state saved after the clock was advanced resumes at that time.
-      if (saved.getTime() > clock.now().getTime()) await clock.set(saved)
-    }
-    store.onChange(stateFile.scheduleSave)
   }
 
   const httpLog: FastifyBaseLogger = deps.log.child({ component: 'sandbox-http' })
@@ -157,6 +152,15 @@ export const makeSandbox = async (deps: SandboxDeps, config: SandboxConfig): Pro
     }
     return reply.code(status).send({ error: status < 500 ? message : SANDBOX_ERRORS.internal.message })
   })
+  if (stateFile !== undefined) {
+    const durable = stateFile.durable
+    // An answer leaves only once the state it reports (or that a 4xx depends on) is on disk. A failed
+    // write fails the answer (the error handler answers 500); a 5xx promises nothing, so it does not wait.
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (reply.statusCode < 500) await durable()
+      return payload
+    })
+  }
   app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0] ?? ''}; see ${CONTROL_PREFIX}` }))
 
   registerGatewayRoute(app, {
@@ -190,7 +194,12 @@ export const makeSandbox = async (deps: SandboxDeps, config: SandboxConfig): Pro
   app.get('/healthz', async () => ({ status: 'ok' }))
 
   const host = config.host ?? DEFAULT_SANDBOX_HOST
-  await app.listen({ host, port: config.port ?? DEFAULT_SANDBOX_PORT })
+  try {
+    await app.listen({ host, port: config.port ?? DEFAULT_SANDBOX_PORT })
+  } catch (e) {
+    await stateFile?.close()
+    throw e
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : (config.port ?? DEFAULT_SANDBOX_PORT)
   if (baseUrl === '') baseUrl = `http://${urlHost(host)}:${String(port)}`
@@ -210,9 +219,14 @@ export const makeSandbox = async (deps: SandboxDeps, config: SandboxConfig): Pro
       clearInterval(billingTimer)
       unsubscribe()
       await app.close()
-      await notifier.close()
-      stateFile?.scheduleSave()
-      await stateFile?.flush()
+      try {
+        // Notifications held until their state is on disk are handed to the notifier before it closes.
+        await stateFile?.durable()
+      } finally {
+        notifierClosed = true
+        await notifier.close()
+        await stateFile?.close()
+      }
     })()
     return closing
   }

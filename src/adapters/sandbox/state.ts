@@ -3,7 +3,8 @@ import * as t from 'io-ts'
 /*
  * What the sandbox remembers: orders (direct and checkout), refunds and subscriptions. Records are
  * immutable values replaced whole by `put…`; every change is announced to the listeners (the state
- * file). The codecs are the shape of `--state FILE`, decoded when it is loaded.
+ * file, which journals it). The codecs are the shape of `--state FILE` and its journal, decoded when
+ * they are loaded.
  */
 
 const Fields = t.UnknownRecord
@@ -128,16 +129,31 @@ export const SandboxSubscription = t.intersection([
 export type SandboxSubscription = t.TypeOf<typeof SandboxSubscription>
 
 /** The content of `--state FILE`. */
-export const SandboxSnapshot = t.type({
-  format: t.literal('satang-sandbox-state-v1'),
-  /** Sandbox time when saved (ISO-8601), restored so that schedules resume where they were. */
-  clock: t.string,
-  sequence: t.number,
-  orders: t.array(SandboxOrder),
-  refunds: t.array(SandboxRefund),
-  subscriptions: t.array(SandboxSubscription),
-})
+export const SandboxSnapshot = t.intersection([
+  t.type({
+    format: t.literal('satang-sandbox-state-v1'),
+    /** Sandbox time when saved (ISO-8601), restored so that schedules resume where they were. */
+    clock: t.string,
+    /** The last value of the sequence every id is made of (ids.ts). */
+    sequence: t.number,
+    orders: t.array(SandboxOrder),
+    refunds: t.array(SandboxRefund),
+    subscriptions: t.array(SandboxSubscription),
+  }),
+  t.partial({
+    /** The last journal commit this snapshot includes (absent in files written before the journal: 0). */
+    commit: t.number,
+  }),
+])
 export type SandboxSnapshot = t.TypeOf<typeof SandboxSnapshot>
+
+/** What changed in the store: one record replaced whole, the id sequence moved, or everything replaced. */
+export type StoreChange =
+  | { readonly kind: 'order'; readonly order: SandboxOrder }
+  | { readonly kind: 'refund'; readonly refund: SandboxRefund }
+  | { readonly kind: 'subscription'; readonly subscription: SandboxSubscription }
+  | { readonly kind: 'sequence' }
+  | { readonly kind: 'replaced' }
 
 export type SandboxStore = {
   readonly orders: () => ReadonlyArray<SandboxOrder>
@@ -154,14 +170,20 @@ export type SandboxStore = {
   readonly putSubscription: (subscription: SandboxSubscription) => void
   /** The next value of the sequence shared by every generated id. */
   readonly nextSequence: () => number
+  /** The last value `nextSequence` gave. */
+  readonly sequence: () => number
   readonly snapshot: (clock: Date) => SandboxSnapshot
   readonly restore: (snapshot: SandboxSnapshot) => void
+  /** Forgets every order, refund and subscription; the id sequence goes on, so no id is ever issued twice. */
   readonly reset: () => void
-  /** Called after every change. */
-  readonly onChange: (listener: () => void) => void
+  /** Called after every change, with what changed. */
+  readonly onChange: (listener: (change: StoreChange) => void) => void
 }
 
 const key = (merchantId: string, id: string): string => `${merchantId}\u0000${id}`
+
+/** What identifies a refund: its merchant and `merchant_refund_id`. */
+export const refundKeyOf = (r: Pick<SandboxRefund, 'merchantId' | 'merchantRefundId'>): string => key(r.merchantId, r.merchantRefundId)
 
 /** The in-memory store. */
 export const makeSandboxStore = (): SandboxStore => {
@@ -170,16 +192,16 @@ export const makeSandboxStore = (): SandboxStore => {
   const refunds = new Map<string, SandboxRefund>()
   const subscriptions = new Map<string, SandboxSubscription>()
   const subscriptionIds = new Map<string, string>()
-  const listeners: Array<() => void> = []
+  const listeners: Array<(change: StoreChange) => void> = []
   let sequence = 0
-  const changed = (): void => listeners.forEach((l) => l())
+  const changed = (change: StoreChange): void => listeners.forEach((l) => l(change))
 
   const putOrder = (o: SandboxOrder): void => {
     orders.set(o.orderId, o)
     orderIds.set(key(o.merchantId, o.merchantOrderId), o.orderId)
   }
   const putRefund = (r: SandboxRefund): void => {
-    refunds.set(key(r.merchantId, r.merchantRefundId), r)
+    refunds.set(refundKeyOf(r), r)
   }
   const putSubscription = (s: SandboxSubscription): void => {
     subscriptions.set(s.recurringBillId, s)
@@ -191,7 +213,6 @@ export const makeSandboxStore = (): SandboxStore => {
     refunds.clear()
     subscriptions.clear()
     subscriptionIds.clear()
-    sequence = 0
   }
 
   return {
@@ -203,14 +224,14 @@ export const makeSandboxStore = (): SandboxStore => {
     },
     putOrder: (o) => {
       putOrder(o)
-      changed()
+      changed({ kind: 'order', order: o })
     },
     refunds: () => [...refunds.values()],
     refundOf: (m, id) => refunds.get(key(m, id)),
     refundsOfOrder: (orderId) => [...refunds.values()].filter((r) => r.orderId === orderId),
     putRefund: (r) => {
       putRefund(r)
-      changed()
+      changed({ kind: 'refund', refund: r })
     },
     subscriptions: () => [...subscriptions.values()],
     subscription: (id) => subscriptions.get(id),
@@ -220,13 +241,14 @@ export const makeSandboxStore = (): SandboxStore => {
     },
     putSubscription: (s) => {
       putSubscription(s)
-      changed()
+      changed({ kind: 'subscription', subscription: s })
     },
     nextSequence: () => {
       sequence += 1
-      changed()
+      changed({ kind: 'sequence' })
       return sequence
     },
+    sequence: () => sequence,
     snapshot: (clock) => ({
       format: 'satang-sandbox-state-v1',
       clock: clock.toISOString(),
@@ -241,11 +263,11 @@ export const makeSandboxStore = (): SandboxStore => {
       s.orders.forEach(putOrder)
       s.refunds.forEach(putRefund)
       s.subscriptions.forEach(putSubscription)
-      changed()
+      changed({ kind: 'replaced' })
     },
     reset: () => {
       clear()
-      changed()
+      changed({ kind: 'replaced' })
     },
     onChange: (l) => {
       listeners.push(l)
