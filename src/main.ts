@@ -25,8 +25,7 @@ import { registerV1Routes } from './adapters/http/v1-routes.ts'
 import { startEmbeddedPostgres } from './adapters/postgres/embedded.ts'
 import { makeKnex, makePostgresPool } from './platform/postgres/pool.ts'
 import { migrateEventStore } from './adapters/postgres/migrations/eventstore.ts'
-import { loadOrCreateGatewayKey } from './adapters/sandbox/keys.ts'
-import { makeSandbox } from './adapters/sandbox/sandbox.ts'
+import { launchSandbox } from './sandbox/launch.ts'
 import { makeReadModelQueries, PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, projectionStatus, startProjector, type Projector, type ReadModels } from './projections/index.ts'
 import { Gauge, type Registry } from 'prom-client'
 
@@ -304,25 +303,27 @@ export const connectGateway = async (config: Config, log: Logger): Promise<Gatew
     merchantKey = { privateKeyPath: pair.right.privateKeyPath, publicKeyPath: pair.right.publicKeyPath, generated: pair.right.generated }
   }
   const sandboxDir = dataPath(config, 'sandbox')
-  const gatewayKey = await loadOrCreateGatewayKey(undefined, sandboxDir)
-  if (E.isLeft(gatewayKey)) throw new StartupError(`SATANG_DATA_DIR: the sandbox's gateway key: ${gatewayKey.left}`)
   const stateFile = join(sandboxDir, 'state.json')
-  const sandbox = await makeSandbox(
-    { log },
-    {
-      host: config.SATANG_HTTP_HOST,
-      port: config.SATANG_SANDBOX_PORT,
-      merchants: new Map([[merchantId, createPublicKey(signingKey)]]),
-      gatewayPrivateKey: gatewayKey.right.privateKey,
-      canonicalizer,
-      statePath: stateFile,
-    },
-  ).catch((e: unknown) => {
-    const code = e instanceof Error && 'code' in e ? String(e.code) : undefined
-    throw new StartupError(
-      code === 'EADDRINUSE' ? `SATANG_SANDBOX_PORT: port ${String(config.SATANG_SANDBOX_PORT)} is in use; choose another port for the built-in sandbox` : `the built-in sandbox did not start: ${e instanceof Error ? e.message : String(e)}`,
-    )
+  const launched = await launchSandbox({
+    log,
+    host: config.SATANG_HTTP_HOST,
+    port: config.SATANG_SANDBOX_PORT,
+    merchants: new Map([[merchantId, createPublicKey(signingKey)]]),
+    dataDir: sandboxDir,
+    statePath: stateFile,
+    canonicalizer,
   })
+  if (E.isLeft(launched)) {
+    const f = launched.left
+    throw new StartupError(
+      f.setting === 'listen'
+        ? f.code === 'EADDRINUSE'
+          ? `SATANG_SANDBOX_PORT: port ${String(config.SATANG_SANDBOX_PORT)} is in use; choose another port for the built-in sandbox`
+          : `the built-in sandbox did not start: ${f.message}`
+        : `SATANG_DATA_DIR: the built-in sandbox: ${f.message}`,
+    )
+  }
+  const sandbox = launched.right.sandbox
   const gatewayPublic = loadPublicKey(sandbox.publicKeyPem)
   if (E.isLeft(gatewayPublic)) throw new Error(`the sandbox's own public key is unusable: ${gatewayPublic.left.message}`)
   const verifier = makeVerifier(canonicalizer, gatewayPublic.right)

@@ -2,11 +2,10 @@ import type { KeyObject } from 'node:crypto'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import { loadPublicKey } from '../domain/gateway/signing.ts'
-import { loadOrCreateGatewayKey } from '../adapters/sandbox/keys.ts'
-import { checkMerchantId } from '../adapters/sandbox/merchants.ts'
-import { DEFAULT_RATE_LIMIT, DEFAULT_SANDBOX_HOST, DEFAULT_SANDBOX_PORT, DEFAULT_SETTINGS, makeSandbox, type Sandbox } from '../adapters/sandbox/sandbox.ts'
-import { loadStateFile } from '../adapters/sandbox/state-file.ts'
-import { parsePromptPayId } from '../adapters/sandbox/thai-qr.ts'
+import { launchSandbox } from '../sandbox/launch.ts'
+import { checkMerchantId } from '../sandbox/merchants.ts'
+import { DEFAULT_RATE_LIMIT, DEFAULT_SANDBOX_HOST, DEFAULT_SANDBOX_PORT, DEFAULT_SETTINGS } from '../sandbox/sandbox.ts'
+import { parsePromptPayId } from '../sandbox/thai-qr.ts'
 import { makeLogger } from '../logger.ts'
 import { EXIT, UsageError, readTextFile } from './io.ts'
 
@@ -51,7 +50,8 @@ const readMerchants = async (specs: ReadonlyArray<string>): Promise<Map<string, 
   return merchants
 }
 
-const errorCode = (e: unknown): string | undefined => (e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : undefined)
+/** The flag behind each setting of the launch, for usage errors. */
+const FLAG_OF = { gatewayPrivateKeyFile: '--gateway-private-key', dataDir: '--data-dir', statePath: '--state' } as const
 
 /** Resolves on the first SIGINT or SIGTERM. */
 const untilSignal = (): Promise<NodeJS.Signals> =>
@@ -89,45 +89,36 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
       if (opts.publicUrl !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(opts.publicUrl)) throw new UsageError('--public-url must be an http(s) origin such as http://sandbox.test:7070')
       if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(opts.logLevel)) throw new UsageError('--log-level must be fatal, error, warn, info, debug, trace or silent')
       const merchants = await readMerchants(opts.merchant)
-      if (opts.state !== undefined) {
-        const loaded = await loadStateFile(opts.state)
-        if (E.isLeft(loaded)) throw new UsageError(`--state: ${loaded.left}`)
-      }
-      const keys = await loadOrCreateGatewayKey(opts.gatewayPrivateKey, opts.dataDir)
-      if (E.isLeft(keys)) throw new UsageError(opts.gatewayPrivateKey === undefined ? `--data-dir: ${keys.left}` : `--gateway-private-key: ${keys.left}`)
-
       const log = makeLogger({ level: opts.logLevel })
-      let sandbox: Sandbox
-      try {
-        sandbox = await makeSandbox(
-          { log },
-          {
-            host: opts.host,
-            port,
-            merchants,
-            gatewayPrivateKey: keys.right.privateKey,
-            rateLimit: { perSecond, burst: Math.max(1, perSecond * 2) },
-            settings: { payImmediately: opts.payImmediately === true, promptPayId: opts.promptpayId },
-            ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
-            ...(opts.state === undefined ? {} : { statePath: opts.state }),
-          },
-        )
-      } catch (e) {
-        const code = errorCode(e)
-        const why = code === 'EADDRINUSE' ? 'the address is in use' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e)
-        process.stderr.write(`satang: cannot start the sandbox on ${opts.host}:${opts.port}: ${why}\n`)
+      const launched = await launchSandbox({
+        log,
+        host: opts.host,
+        port,
+        merchants,
+        dataDir: opts.dataDir,
+        rateLimit: { perSecond, burst: Math.max(1, perSecond * 2) },
+        settings: { payImmediately: opts.payImmediately === true, promptPayId: opts.promptpayId },
+        ...(opts.gatewayPrivateKey === undefined ? {} : { gatewayPrivateKeyFile: opts.gatewayPrivateKey }),
+        ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
+        ...(opts.state === undefined ? {} : { statePath: opts.state }),
+      })
+      if (E.isLeft(launched)) {
+        const f = launched.left
+        if (f.setting !== 'listen') throw new UsageError(`${FLAG_OF[f.setting]}: ${f.message}`)
+        process.stderr.write(`satang: cannot start the sandbox: ${f.message}\n`)
         setExitCode(EXIT.failure)
         return
       }
+      const { sandbox, keys } = launched.right
 
       const info = {
         url: sandbox.url,
         gateway: sandbox.gatewayUrl,
         control: sandbox.controlUrl,
         gateway_public_key_url: sandbox.publicKeyUrl,
-        gateway_private_key_file: keys.right.privateKeyPath,
-        gateway_key_generated: keys.right.generated,
-        ...(keys.right.publicKeyPath === undefined ? {} : { gateway_public_key_file: keys.right.publicKeyPath }),
+        gateway_private_key_file: keys.privateKeyPath,
+        gateway_key_generated: keys.generated,
+        ...(keys.publicKeyPath === undefined ? {} : { gateway_public_key_file: keys.publicKeyPath }),
         merchants: [...merchants.keys()],
         state: opts.state ?? null,
       }
@@ -138,7 +129,7 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
           `  gateway endpoint     ${sandbox.gatewayUrl}`,
           `  control API          ${sandbox.controlUrl}`,
           `  gateway public key   ${sandbox.publicKeyUrl}${info.gateway_public_key_file === undefined ? '' : ` (file: ${info.gateway_public_key_file})`}`,
-          `  gateway private key  ${keys.right.privateKeyPath}${keys.right.generated ? ' (generated now)' : ''}`,
+          `  gateway private key  ${keys.privateKeyPath}${keys.generated ? ' (generated now)' : ''}`,
           `  merchants            ${merchants.size === 0 ? `none yet: pass --merchant ID=PEM or POST ${sandbox.controlUrl}/merchants` : [...merchants.keys()].join(', ')}`,
           `  state                ${opts.state ?? 'in memory only'}`,
           'Stop with Ctrl-C.',

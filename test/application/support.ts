@@ -9,7 +9,7 @@ import type { RecordedEvent } from '../../src/application/ports/event-store.ts'
 import { satangCanonicalV1 } from '../../src/domain/gateway/canonical.ts'
 import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE } from '../../src/domain/gateway/statuses.ts'
 import { silentLogger } from '../../src/logger.ts'
-import { gatewayPrivateKey, gatewayVerifier, MERCHANT_ID } from '../adapters/sandbox/support.ts'
+import { gatewayPrivateKey, gatewayVerifier, MERCHANT_ID } from '../sandbox/support.ts'
 import type { MemoryEventStore } from './memory-event-store.ts'
 
 export { MERCHANT_ID }

@@ -4,11 +4,11 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { GatewayClient } from '../../src/adapters/gateway/client.ts'
 import { loadPublicKey, makeVerifier, type Verifier } from '../../src/domain/gateway/signing.ts'
-import type { Sandbox } from '../../src/adapters/sandbox/sandbox.ts'
+import type { Sandbox } from '../../src/sandbox/sandbox.ts'
 import { satangCanonicalV1 } from '../../src/domain/gateway/canonical.ts'
 import { CheckoutRedirectForm, SubscriptionRedirectForm } from '../../src/domain/gateway/index.ts'
 import { decoded } from '../domain/gateway/builders.ts'
-import { clientFor, expectRight, MERCHANT_ID, startMerchantServer, startSandbox, type MerchantServer } from '../adapters/sandbox/support.ts'
+import { clientFor, expectRight, MERCHANT_ID, startMerchantServer, startSandbox, type MerchantServer } from '../sandbox/support.ts'
 
 /**
  * Acceptance: in headless Chromium, a checkout link_url → Pay → the merchant's redirect_url receives the

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatewayClient } from '../../src/adapters/gateway/client.ts'
-import { clientFor, control, expectRight, MERCHANT_ID, MERCHANT_PUBLIC_KEY_PEM } from '../adapters/sandbox/support.ts'
+import { clientFor, control, expectRight, MERCHANT_ID, MERCHANT_PUBLIC_KEY_PEM } from '../sandbox/support.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
 import { loadSigningVectors } from '../support/vectors.ts'
 
