@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Help } from 'commander'
 import pkg from '../package.json' with { type: 'json' }
 import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
@@ -21,7 +21,25 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerProjectCommand(program, setExitCode)
   registerReportCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
+  listNestedCommands(program)
   return program
+}
+
+/**
+ * `satang --help` lists the commands nested one level down too (`audit verify`, `report ledger`,
+ * `signature verify`, …), under their full name: commander alone shows them only in the parent's help.
+ * Set after the commands are added, so their own help is commander's default.
+ */
+const listNestedCommands = (program: Command): void => {
+  const base = new Help()
+  const nested = (cmd: Command): ReadonlyArray<Command> => base.visibleCommands(cmd).filter((sub) => sub.parent === cmd && sub.name() !== 'help')
+  program.configureHelp({
+    visibleCommands: (cmd) => base.visibleCommands(cmd).flatMap((c) => (cmd === program && c.parent === program ? [c, ...nested(c)] : [c])),
+    subcommandTerm: (cmd) => {
+      const parent = cmd.parent
+      return parent !== null && parent !== program && parent.parent === program ? `${parent.name()} ${base.subcommandTerm(cmd)}` : base.subcommandTerm(cmd)
+    },
+  })
 }
 
 /** The CLI entry point: parses `argv`, runs the command, and sets the exit code. */

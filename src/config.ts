@@ -190,4 +190,4 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
 }
 
 export const formatConfigErrors = (errors: ReadonlyArray<ConfigError>): string =>
-  ['satang: invalid configuration:', ...errors.map((e) => `  ${e.variable} (${e.source}): ${e.rule}`)].join('\n')
+  ['invalid configuration:', ...errors.map((e) => `  ${e.variable} (${e.source}): ${e.rule}`)].join('\n')

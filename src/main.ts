@@ -410,7 +410,7 @@ export const statusTables = (config: Config): { readonly payment: StatusTable; r
     ...(E.isLeft(payment) ? payment.left.map((p) => `SATANG_PAYMENT_STATUSES: ${p}`) : []),
     ...(E.isLeft(refund) ? refund.left.map((p) => `SATANG_REFUND_STATUSES: ${p}`) : []),
   ]
-  if (E.isLeft(payment) || E.isLeft(refund)) throw new StartupError(['satang: invalid configuration:', ...problems.map((p) => `  ${p}`)].join('\n'))
+  if (E.isLeft(payment) || E.isLeft(refund)) throw new StartupError(['invalid configuration:', ...problems.map((p) => `  ${p}`)].join('\n'))
   return { payment: payment.right, refund: refund.right }
 }
 

@@ -1,7 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js'
+import type * as t from 'io-ts'
+import { MerchantOrderId, MerchantRefundId } from '../domain/gateway/fields.ts'
+import { text } from '../domain/gateway/text-codecs.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import { refundStreamName } from '../domain/refund/index.ts'
 import { subscriptionStreamName } from '../domain/subscription/index.ts'
+import { decodeAll } from '../domain/violations.ts'
 import { readAuditTrail } from './audit.ts'
 import { makeCallbacks, type Callbacks } from './callbacks.ts'
 import type { RecordingDeps } from './deps.ts'
@@ -12,6 +16,20 @@ import { notFound, ok, unavailable, type ApiResult } from './results.ts'
 import { makeSubscriptions, type Subscriptions } from './subscriptions.ts'
 
 export type AuditKind = 'order' | 'refund' | 'subscription'
+
+/** The id field each kind is audited by, with its rules (a merchant_order_id has a character set; the others only a length). */
+const AUDIT_IDS: Readonly<Record<AuditKind, { readonly field: string; readonly codec: t.Type<string, string, unknown> }>> = {
+  order: { field: 'merchant_order_id', codec: MerchantOrderId },
+  refund: { field: 'merchant_refund_id', codec: MerchantRefundId },
+  subscription: { field: 'merchant_subscribe_id', codec: text('merchant_subscribe_id', 64) },
+}
+
+/** Why `id` cannot be the id of an order, refund or subscription: its field and the rules it breaks; null when it can. */
+export const auditIdProblem = (kind: AuditKind, id: string): { readonly field: string; readonly rules: ReadonlyArray<string> } | null => {
+  const { field, codec } = AUDIT_IDS[kind]
+  const decoded = decodeAll(codec, id)
+  return E.isLeft(decoded) ? { field, rules: decoded.left.map((v) => v.rule) } : null
+}
 
 /** The stream of an order, refund or subscription of `merchantId`. */
 export const streamOf = (kind: AuditKind, merchantId: string, id: string): string => {
@@ -38,7 +56,8 @@ export type Recording = {
 export const makeRecording = (deps: RecordingDeps): Recording => {
   const resolver = makeResolver(deps)
   const audit = async (kind: AuditKind, id: string): Promise<ApiResult> => {
-    if (id === '' || id.length > 64) return { _tag: 'InvalidRequest', violations: [{ path: 'id', rule: 'must be 1 to 64 characters' }] }
+    const problem = auditIdProblem(kind, id)
+    if (problem !== null) return { _tag: 'InvalidRequest', violations: problem.rules.map((rule) => ({ path: 'id', rule: `${rule} (${problem.field})` })) }
     const trail = await readAuditTrail(deps, streamOf(kind, deps.merchantId, id))()
     if (E.isLeft(trail)) return unavailable('the event store could not be read')
     return trail.right === undefined ? notFound(`no ${kind} ${id}`) : ok({ kind, id, stream: trail.right.stream, events: trail.right.events.map((e) => ({ ...e })) })

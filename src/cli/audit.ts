@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { verifyEventChain, type ChainBreak, type ChainVerification, type StreamHead } from '../adapters/eventstore/chain.ts'
 import { readAuditTrail, type AuditEntry, type AuditUndecodable } from '../application/audit.ts'
-import { streamOf, type AuditKind } from '../application/index.ts'
+import { auditIdProblem, streamOf, type AuditKind } from '../application/index.ts'
 import type { Config } from '../config.ts'
 import { MerchantId } from '../domain/gateway/fields.ts'
 import { parseOrderStreamName } from '../domain/order/index.ts'
@@ -21,6 +21,9 @@ type VerifyOptions = { json?: boolean; saveHeads?: string; against?: string; exp
 
 const KINDS: ReadonlyArray<AuditKind> = ['order', 'refund', 'subscription']
 const isKind = (s: string): s is AuditKind => (KINDS as ReadonlyArray<string>).includes(s)
+
+/** An argument as echoed in a message: its start only, when it is long. */
+const shortened = (arg: string): string => (arg.length <= 80 ? arg : `${arg.slice(0, 40)}…`)
 
 /** A stream name as given (`order-<merchant_id>-<id>`, …, `unmatched-callbacks-<merchant_id>`), or null. */
 const asStreamName = (arg: string): string | null =>
@@ -61,8 +64,13 @@ const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: nu
   else {
     const merchantId = opts.merchantId ?? merchantIdOf(config)
     if (merchantId === undefined) throw new UsageError('--merchant-id is needed (SATANG_MERCHANT_ID is not set)')
-    if (id === '' || id.length > 64) throw new UsageError('<id> must be 1 to 64 characters')
-    stream = streamOf(opts.kind !== undefined && isKind(opts.kind) ? opts.kind : 'order', merchantId, id)
+    const kind = opts.kind !== undefined && isKind(opts.kind) ? opts.kind : 'order'
+    const problem = auditIdProblem(kind, id)
+    if (problem !== null) {
+      const others = opts.kind === undefined ? '; for a refund or a subscription give --kind, or give a stream name such as order-<merchant_id>-<id>' : ''
+      throw new UsageError(`<id> ${JSON.stringify(shortened(id))} is not a ${problem.field}: it ${problem.rules.join(' and ')}${others}`)
+    }
+    stream = streamOf(kind, merchantId, id)
   }
 
   const log = quietLogger(config)
@@ -131,7 +139,7 @@ const verifyLog = async (opts: VerifyOptions, setExitCode: (code: number) => voi
   const expectDigest = opts.expectDigest?.replace(/^sha256:/, '')
   const keptHeads = opts.against === undefined ? undefined : await readKeptHeads(opts.against)
   const config = await configOrUsage()
-  if (config.SATANG_EVENT_STORE !== 'postgres') throw new UsageError(`satang audit verify checks the PostgreSQL event store; SATANG_EVENT_STORE is ${config.SATANG_EVENT_STORE}`)
+  if (config.SATANG_EVENT_STORE !== 'postgres') throw new UsageError(`audit verify checks the PostgreSQL event store only; SATANG_EVENT_STORE is ${config.SATANG_EVENT_STORE}`)
   const log = quietLogger(config)
   const db = await openOrFail(config, log, setExitCode)
   if (db === null) return

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { canonicalizers, type Canonicalizer } from '../domain/gateway/canonical.ts'
-import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm } from '../domain/gateway/signing.ts'
+import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, type VerifyResult } from '../domain/gateway/signing.ts'
 import { EXIT, UsageError, readFieldsJson, readTextFile } from './io.ts'
 
 const pickCanonicalizer = (name: string): Canonicalizer => {
@@ -59,7 +59,8 @@ export const registerSignatureCommands = (program: Command, setExitCode: (code: 
       const c = pickCanonicalizer(opts.canonicalizer)
       const verifier = makeVerifier(c, await readKey(opts.publicKey, 'public'))
       const fields = await readFieldsJson(opts.fields)
-      const result = verifier.verify(fields, opts.signature)
+      const unsigned = opts.signature === undefined && (fields['sign'] === undefined || fields['sign'] === null)
+      const result: VerifyResult = unsigned ? { valid: false, reason: 'no signature: neither --signature nor a sign field was given' } : verifier.verify(fields, opts.signature)
       if (opts.json === true) process.stdout.write(`${JSON.stringify(result)}\n`)
       else process.stdout.write(result.valid ? 'valid\n' : `invalid: ${result.reason}\n`)
       setExitCode(result.valid ? EXIT.ok : EXIT.negative)

@@ -1,11 +1,12 @@
 import type { Command } from 'commander'
 import { StartupError, loadConfig, migrate, openDatabase, rootLogger, startSatang } from '../main.ts'
 import { EXIT } from './io.ts'
+import { configOrUsage } from './tool-config.ts'
 
-const fail = (e: unknown, setExitCode: (code: number) => void): void => {
+const fail = (e: unknown, setExitCode: (code: number) => void, code: number = EXIT.usage): void => {
   if (!(e instanceof StartupError)) throw e
   process.stderr.write(`satang: ${e.message}\n`)
-  setExitCode(EXIT.usage)
+  setExitCode(code)
 }
 
 /** `satang up` (everything on the configured or embedded defaults) and `satang migrate`. */
@@ -64,10 +65,10 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
   program
     .command('migrate')
     .description('create or upgrade the database schemas: the event store (eventstore) and the read models (satang, knex migrations); safe to run repeatedly and from several processes at once')
-    .addHelpText('after', '\nsatang up runs the same migrations at start. Exit codes: 0 ok, 2 bad configuration or the migration failed.')
+    .addHelpText('after', '\nsatang up runs the same migrations at start. Exit codes: 0 ok, 2 bad configuration, 3 the database could not be reached or a migration failed.')
     .action(async () => {
+      const config = await configOrUsage()
       try {
-        const config = await loadConfig()
         const log = rootLogger(config)
         const db = await openDatabase(config, log)
         try {
@@ -77,7 +78,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
           await db.close()
         }
       } catch (e) {
-        fail(e, setExitCode)
+        fail(e, setExitCode, EXIT.failure)
       }
     })
 }

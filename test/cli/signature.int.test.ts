@@ -64,6 +64,11 @@ describe('verify rejects', () => {
     expect(r.code).toBe(1)
     expect(JSON.parse(r.stdout)).toEqual({ valid: false, reason: 'signature does not match the canonical string for this public key' })
   })
+  it('no signature at all: the reason names both places one can come from', async () => {
+    const r = await runCli(['signature', 'verify', '--public-key', keyFile('gateway', 'public')], { stdin: '{"a":"1"}' })
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('invalid: no signature: neither --signature nor a sign field was given\n')
+  })
 })
 
 describe('bad input: exit 2 and a message that names the problem', () => {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import type { Violation } from '../../domain/violations.ts'
+import { BodyKeysRefused } from './json-body.ts'
 
 /**
  * The error bodies of the merchant API. Every error is JSON `{ error, message?, … }`; input errors
@@ -21,8 +22,9 @@ const statusOf = (e: FastifyError | Error): number => ('statusCode' in e && type
 
 /**
  * Fastify's own failures in the API's shape: an unparseable body is an input error like any other
- * (400 with a violation at the root), a body that is too large is 413, a media type the route does not
- * take is 415. Anything else is a defect: logged, answered 500 without details.
+ * (400 with a violation at the root; a key refused against prototype poisoning, where it is), a body
+ * that is too large is 413, a media type the route does not take is 415. Anything else is a defect:
+ * logged, answered 500 without details.
  */
 export const registerErrorShapes = (app: FastifyInstance): void => {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
@@ -32,6 +34,7 @@ export const registerErrorShapes = (app: FastifyInstance): void => {
       return sendError(reply, 415, { error: 'unsupported_media_type', message: 'send application/json (callbacks of forms: application/x-www-form-urlencoded)' })
     }
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return sendError(reply, 413, { error: 'payload_too_large', message: 'the body is too large' })
+    if (error instanceof BodyKeysRefused) return invalidRequest(reply, error.violations)
     if (status >= 400 && status < 500) {
       const rule = code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'body must not be empty' : code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError ? 'body must be valid JSON' : error.message
       return invalidRequest(reply, [{ path: '', rule }])
@@ -39,5 +42,4 @@ export const registerErrorShapes = (app: FastifyInstance): void => {
     request.log.error({ err: error, url: request.url.split('?')[0] }, 'request failed')
     return sendError(reply, 500, { error: 'internal', message: 'internal error' })
   })
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, { error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` }))
 }

@@ -4,7 +4,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
 import { registerErrorShapes } from './errors.ts'
+import { registerJsonBodies } from './json-body.ts'
 import { registerOpenApi, registerOpenApiRoute } from './openapi.ts'
+import { MAX_PATH_PARAM_LENGTH, frameworkErrors, registerRoutingErrors } from './routing.ts'
 
 /** A dependency `/healthz` reports on: a name and a probe that rejects or returns an error text when down. */
 export type HealthCheck = { readonly name: string; readonly check: () => Promise<string | null> }
@@ -39,6 +41,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     forceCloseConnections: 'idle',
     // Request ids become correlation ids of events and callback ids of refused callbacks: unique across restarts.
     genReqId: () => randomUUID(),
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors,
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -46,6 +50,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   // Redirect forms of the gateway arrive as application/x-www-form-urlencoded.
   void app.register(formbody)
   registerErrorShapes(app)
+  registerJsonBodies(app)
+  registerRoutingErrors(app)
 
   app.get('/healthz', async (_req, reply) => {
     const results = await Promise.all(

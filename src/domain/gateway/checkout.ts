@@ -3,7 +3,7 @@ import { BangkokDateTimeText } from '../bangkok-time.ts'
 import { AmountText } from '../money.ts'
 import { checkedRecord, onlyFields, recordOf } from './checked-record.ts'
 import { Customer, Products } from './customer.ts'
-import { Currency, GatewayOrderId, HttpUrl, MerchantId, MerchantOrderId, StatusCode, Version } from './fields.ts'
+import { ChargeAmount, Currency, GatewayOrderId, HttpUrl, MerchantId, MerchantOrderId, RequestCurrency, StatusCode, Version } from './fields.ts'
 import { CHECKOUT_APPLY_SERVICE } from './services.ts'
 import { oneOf, text } from './text-codecs.ts'
 
@@ -16,8 +16,8 @@ const request = recordOf('CheckoutApplyRequest', {
     service: oneOf('service', [CHECKOUT_APPLY_SERVICE]),
     merchant_id: MerchantId,
     merchant_order_id: MerchantOrderId,
-    order_amount: AmountText,
-    order_currency: Currency,
+    order_amount: ChargeAmount,
+    order_currency: RequestCurrency,
     order_desc: text('order_desc', 256),
     customer: Customer,
   },

@@ -1,9 +1,8 @@
 import type * as t from 'io-ts'
-import { AmountText } from '../money.ts'
 import { checkedRecord, onlyFields, recordOf, type CrossCheck, type FieldIssue } from './checked-record.ts'
 import { Card, Client, Customer, Products } from './customer.ts'
 import { describeCase, methodRule } from './direct-payment-methods.ts'
-import { Currency, HttpUrl, MerchantId, MerchantOrderId, ThaiMobileNumber, Version } from './fields.ts'
+import { ChargeAmount, HttpUrl, MerchantId, MerchantOrderId, RequestCurrency, ThaiMobileNumber, Version } from './fields.ts'
 import { DirectService, isDirectService } from './services.ts'
 import { anyText, text } from './text-codecs.ts'
 
@@ -16,8 +15,8 @@ const direct = recordOf('DirectPaymentRequest', {
     service: DirectService,
     merchant_id: MerchantId,
     merchant_order_id: MerchantOrderId,
-    order_amount: AmountText,
-    order_currency: Currency,
+    order_amount: ChargeAmount,
+    order_currency: RequestCurrency,
   },
   optional: {
     store_id: MerchantId,

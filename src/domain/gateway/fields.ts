@@ -1,4 +1,7 @@
-import type * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as t from 'io-ts'
+import { AmountText, parseAmount } from '../money.ts'
 import { lengthOf, matches, oneOf, text, textWith } from './text-codecs.ts'
 
 /** Field codecs shared by the gateway messages; each rule cites where the spec states it. */
@@ -34,10 +37,34 @@ export const MerchantRefundId = text('MerchantRefundId', 64)
 export const GatewayOrderId = text('GatewayOrderId', 18)
 
 /**
- * Currencies are 3 characters and `THB` is the one used; the supported list is "not shown", so any
- * 3-letter uppercase code decodes (the ledger decides what it books).
+ * Currencies in what the gateway sends (answers, redirect forms, notifications, queries): 3 characters,
+ * and `THB` is the one used; the supported list is "not shown", so any 3-letter uppercase code decodes
+ * there — an observation in another currency is recorded as a discrepancy, not refused as undecodable.
  */
 export const Currency = textWith('Currency', [matches(/^[A-Z]{3}$/, 'must be a 3-letter uppercase currency code such as THB')])
+
+/**
+ * Currencies in what satang sends (`order_currency` of endpoints 1 and 4, `billing_currency` of 6 and
+ * 7): "Currency used: THB", and satang books Thai baht, so nothing else is asked of the gateway.
+ */
+export const RequestCurrency = textWith('RequestCurrency', [(s) => (s === 'THB' ? undefined : 'must be THB (the only currency the gateway uses)')])
+
+const isZeroAmount = (s: string): boolean => {
+  const amount = parseAmount(s)
+  return E.isRight(amount) && amount.right === 0n
+}
+
+/**
+ * Amounts of creates (`order_amount` of endpoints 1 and 4, `billing_amount` of 6 and 7): the 8,2
+ * grammar of `AmountText`, and more than zero — a payment or a charge of nothing collects nothing.
+ * What the gateway sends keeps `AmountText` (a zero there is observed, not refused).
+ */
+export const ChargeAmount = new t.Type<string, string, unknown>(
+  'ChargeAmount',
+  (u): u is string => AmountText.is(u) && !isZeroAmount(u),
+  (u, c) => pipe(AmountText.validate(u, c), E.chain((s) => (isZeroAmount(s) ? t.failure(u, c, 'must be more than 0') : t.success(s)))),
+  t.identity,
+)
 
 /** `order_status` / `refund_status`: a code of exactly 2 characters (States); the meaning lives in statuses.ts. */
 export const StatusCode = textWith('StatusCode', [

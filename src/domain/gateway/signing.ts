@@ -69,7 +69,7 @@ export const makeVerifier = (canonicalizer: Canonicalizer, publicKey: KeyObject)
   canonicalizer,
   verify: (fields, signature) => {
     const sig = signature ?? fields['sign']
-    if (sig === undefined || sig === null) return { valid: false, reason: 'no signature: neither --signature nor a sign field was given' }
+    if (sig === undefined || sig === null) return { valid: false, reason: 'the sign field is missing' }
     if (typeof sig !== 'string') return { valid: false, reason: 'sign field must be a string' }
     const signType = fields['sign_type']
     if (signature === undefined && signType !== undefined && signType !== SIGN_TYPE) {

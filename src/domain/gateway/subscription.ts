@@ -1,9 +1,8 @@
 import * as t from 'io-ts'
 import { BangkokDateTimeText, CalendarDateText } from '../bangkok-time.ts'
-import { AmountText } from '../money.ts'
 import { checkedRecord, onlyFields, recordOf, type CrossCheck, type FieldIssue } from './checked-record.ts'
 import { Customer } from './customer.ts'
-import { Currency, digits, HttpUrl, SubscriptionMerchantId, Version } from './fields.ts'
+import { ChargeAmount, digits, HttpUrl, RequestCurrency, SubscriptionMerchantId, Version } from './fields.ts'
 import { SUBSCRIPTION_CANCEL_SERVICE, SUBSCRIPTION_CREATE_SERVICE, SUBSCRIPTION_UPDATE_SERVICE } from './services.ts'
 import { SubscriptionStatus } from './statuses.ts'
 import { absentable, matches, oneOf, text } from './text-codecs.ts'
@@ -63,8 +62,8 @@ const planFields = {
   interval_type: IntervalType,
   interval: Interval,
   total_terms: TotalTerms,
-  billing_amount: AmountText,
-  billing_currency: Currency,
+  billing_amount: ChargeAmount,
+  billing_currency: RequestCurrency,
   retry: Retry,
 }
 const planOptionalFields = {

@@ -80,7 +80,9 @@ describe('signed requests and forms', () => {
     expect(verifier.verify({ ...form, sign_type: 'MD5' })).toEqual({ valid: false, reason: 'sign_type must be RSA, got "MD5"' })
   })
   it('reports a missing or malformed signature with a reason', () => {
-    expect(verifier.verify({ a: '1' })).toEqual({ valid: false, reason: 'no signature: neither --signature nor a sign field was given' })
+    // The verifier also checks callbacks over HTTP: its reasons speak of the fields, never of a CLI flag.
+    expect(verifier.verify({ a: '1' })).toEqual({ valid: false, reason: 'the sign field is missing' })
+    expect(verifier.verify({ a: '1', sign: '' })).toEqual({ valid: false, reason: 'signature is missing' })
     expect(verifier.verify({ a: '1' }, 'not base64!')).toEqual({ valid: false, reason: 'signature is not standard base64' })
   })
   it('refuses a key that is not an RSA PEM, without echoing the key text', () => {

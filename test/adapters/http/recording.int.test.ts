@@ -12,6 +12,7 @@ import { silentLogger } from '../../../src/logger.ts'
 import { control, gatewayPrivateKey, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../../sandbox/support.ts'
 import { runCli } from '../../support/cli.ts'
 import { envWithoutSatangSettings } from '../../support/process.ts'
+import { readmeExampleBodies } from '../../support/readme-examples.ts'
 import { freshDatabase } from './database.ts'
 
 /**
@@ -169,5 +170,44 @@ describe('recording against the sandbox', () => {
     const bad = await runCli(['audit', 'INT-1', '--kind', 'invoice'], { env, cwd: dir })
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--kind must be order, refund or subscription')
+  })
+})
+
+describe('the merchant API over real HTTP: README examples, create rules, routing (issue 11)', () => {
+  it('the README example bodies of POST /v1/payments and POST /v1/checkouts create orders at the gateway as they stand', async () => {
+    const bodies = readmeExampleBodies()
+    for (const route of ['POST /v1/payments', 'POST /v1/checkouts']) {
+      const body = bodies.get(route)
+      expect(body, route).toBeDefined()
+      const r = await api('POST', route.split(' ')[1] ?? '', body)
+      expect([route, r.status]).toEqual([route, 201])
+      expect(r.json).toMatchObject({ merchant_order_id: body?.['merchant_order_id'], request: { phase: 'accepted' } })
+    }
+  })
+
+  it('a create in USD or of 0.00 is refused with 400 naming the field; nothing is recorded', async () => {
+    const body = { ...readmeExampleBodies().get('POST /v1/payments'), merchant_order_id: 'INT-USD' }
+    const usd = await api('POST', '/v1/payments', { ...body, order_currency: 'USD' })
+    expect([usd.status, usd.json]).toEqual([400, { error: 'invalid_request', violations: [{ path: 'order_currency', rule: 'must be THB (the only currency the gateway uses)' }] }])
+    const zero = await api('POST', '/v1/payments', { ...body, order_amount: '0.00' })
+    expect([zero.status, zero.json]).toEqual([400, { error: 'invalid_request', violations: [{ path: 'order_amount', rule: 'must be more than 0' }] }])
+    expect((await api('GET', '/v1/audit/order/INT-USD')).status).toBe(404)
+  })
+
+  it('a 5,000-character id is a 400 in satang\'s shape; a wrong method is 405 with Allow', async () => {
+    const long = await api('GET', `/v1/payments/${'Z'.repeat(5000)}`)
+    expect([long.status, long.json]).toEqual([400, { error: 'invalid_request', violations: [{ path: 'merchant_order_id', rule: 'must be at most 64 digits, letters, dash and underline' }] }])
+    const wrong = await fetch(`${satang.httpUrl}/healthz`, { method: 'POST' })
+    expect([wrong.status, wrong.headers.get('allow')]).toEqual([405, 'GET, HEAD'])
+    expect(await wrong.json()).toMatchObject({ error: 'method_not_allowed' })
+  })
+
+  it('satang audit: an id that cannot be a merchant_order_id is bad input (2); as a merchant_refund_id it is merely unknown (1)', async () => {
+    const env = envWithoutSatangSettings({ SATANG_DATABASE_URL: db.url, SATANG_MERCHANT_ID: MERCHANT_ID, SATANG_LOG_LEVEL: 'warn' })
+    const bad = await runCli(['audit', 'bad id/../x'], { env, cwd: dir })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/^satang: <id> "bad id\/\.\.\/x" is not a merchant_order_id: it must contain only digits, letters, dash and underline; /)
+    const refund = await runCli(['audit', 'bad id/../x', '--kind', 'refund'], { env, cwd: dir })
+    expect([refund.code, refund.stderr]).toEqual([1, `satang: no events in stream refund-${MERCHANT_ID}-bad id/../x\n`])
   })
 })

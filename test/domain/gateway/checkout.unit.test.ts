@@ -42,6 +42,8 @@ describe('endpoint 4: checkout apply request', () => {
     ['link_account_id element of 19', { link_account_id: ['LA1', 'L'.repeat(19)] }, 'link_account_id.1', 'must be at most 18 characters'],
     ['payment_method of 33', { payment_method: 'M'.repeat(33) }, 'payment_method', 'must be at most 32 characters'],
     ['an unknown field', { order_info: 'x' }, 'order_info', 'is not a field of svc.checkout.apply'],
+    ['order_amount zero', { order_amount: '0.00' }, 'order_amount', 'must be more than 0'],
+    ['order_currency USD', { order_currency: 'USD' }, 'order_currency', 'must be THB (the only currency the gateway uses)'],
   ] as const)('rejects %s', (_, o, path, rule) => {
     expect(violations(CheckoutApplyRequest, aCheckout(o))).toContainEqual({ path, rule })
   })

@@ -68,8 +68,12 @@ const ROWS: ReadonlyArray<Row> = [
     accepted: [
       { name: 'no decimals', input: qr({ order_amount: '100' }) },
       { name: 'two decimals', input: qr({ order_amount: '999999.99' }) },
+      { name: 'the smallest, one satang', input: qr({ order_amount: '0.01' }) },
     ],
     rejected: [
+      { name: 'zero', input: qr({ order_amount: '0' }), path: 'order_amount', rule: 'must be more than 0' },
+      { name: 'zero with decimals', input: qr({ order_amount: '0.00' }), path: 'order_amount', rule: 'must be more than 0' },
+      { name: 'negative zero', input: qr({ order_amount: '-0.00' }), path: 'order_amount', rule: 'must not be negative' },
       { name: 'three decimals', input: qr({ order_amount: '100.001' }), path: 'order_amount', rule: 'must have at most two decimals (8,2)' },
       { name: '7 integer digits', input: qr({ order_amount: '1234567' }), path: 'order_amount', rule: 'must have at most 6 digits before the decimal point (8,2)' },
       { name: 'a JSON number', input: qr({ order_amount: 100 }), path: 'order_amount', rule: 'must be a string amount such as "100.00"' },
@@ -80,11 +84,12 @@ const ROWS: ReadonlyArray<Row> = [
     field: 'order_currency',
     accepted: [
       { name: 'THB', input: qr({ order_currency: 'THB' }) },
-      { name: 'another 3-letter code (list not shown)', input: qr({ order_currency: 'USD' }) },
     ],
     rejected: [
-      { name: 'lower case', input: qr({ order_currency: 'thb' }), path: 'order_currency', rule: 'must be a 3-letter uppercase currency code such as THB' },
-      { name: '4 letters', input: qr({ order_currency: 'BAHT' }), path: 'order_currency', rule: 'must be a 3-letter uppercase currency code such as THB' },
+      { name: 'another 3-letter code (the spec: "Currency used: THB")', input: qr({ order_currency: 'USD' }), path: 'order_currency', rule: 'must be THB (the only currency the gateway uses)' },
+      { name: 'lower case', input: qr({ order_currency: 'thb' }), path: 'order_currency', rule: 'must be THB (the only currency the gateway uses)' },
+      { name: '4 letters', input: qr({ order_currency: 'BAHT' }), path: 'order_currency', rule: 'must be THB (the only currency the gateway uses)' },
+      { name: 'missing', input: qr({ order_currency: undefined }), path: 'order_currency', rule: 'is required' },
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { IpAddress, MerchantId, SubscriptionMerchantId } from '../../../src/domain/gateway/fields.ts'
+import { AmountText } from '../../../src/domain/money.ts'
+import { ChargeAmount, Currency, IpAddress, MerchantId, RequestCurrency, SubscriptionMerchantId } from '../../../src/domain/gateway/fields.ts'
 import { absentable, lengthOf, oneOf, text } from '../../../src/domain/gateway/text-codecs.ts'
 import { violations } from './builders.ts'
 
@@ -32,6 +33,21 @@ describe('field codecs', () => {
     'IpAddress rejects %s',
     (ip) => expect(violations(IpAddress, ip)).toEqual([{ path: '', rule: 'must be an IPv4 or IPv6 address such as 203.0.113.7' }]),
   )
+  it('satang asks for THB only; what the gateway sends may name another currency (then it is a discrepancy, not undecodable)', () => {
+    expect(violations(RequestCurrency, 'THB')).toEqual([])
+    for (const other of ['USD', 'thb', 'THBX']) expect(violations(RequestCurrency, other)).toEqual([{ path: '', rule: 'must be THB (the only currency the gateway uses)' }])
+    expect(violations(Currency, 'USD')).toEqual([])
+  })
+  it('a create amount is more than zero and keeps every rule of the 8,2 grammar; an observed amount may be zero', () => {
+    for (const zero of ['0', '0.0', '0.00']) {
+      expect(violations(ChargeAmount, zero)).toEqual([{ path: '', rule: 'must be more than 0' }])
+      expect(violations(AmountText, zero)).toEqual([])
+    }
+    for (const same of ['100', '100.0', '100.00', '0.01', '999999.99']) expect(violations(ChargeAmount, same)).toEqual([])
+    expect(violations(ChargeAmount, '1.005')).toEqual([{ path: '', rule: 'must have at most two decimals (8,2)' }])
+    expect(violations(ChargeAmount, '-1')).toEqual([{ path: '', rule: 'must not be negative' }])
+    expect(violations(ChargeAmount, '1000000')).toEqual([{ path: '', rule: 'must have at most 6 digits before the decimal point (8,2)' }])
+  })
   it('merchant ids: 18 digits on payments, 18 to 20 on subscriptions, always starting with 14', () => {
     expect(violations(MerchantId, '140000000000000001')).toEqual([])
     expect(violations(SubscriptionMerchantId, '14000000000000000001')).toEqual([])

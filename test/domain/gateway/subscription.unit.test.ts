@@ -89,7 +89,9 @@ describe('subscription create: field rules', () => {
     { name: 'plan_desc of 257', o: { plan_desc: 'p'.repeat(257) }, path: 'plan_desc', rule: 'must be at most 256 characters' },
     { name: 'merchant_subscribe_id of 65', o: { merchant_subscribe_id: 's'.repeat(65) }, path: 'merchant_subscribe_id', rule: 'must be at most 64 characters' },
     { name: 'billing_amount with 3 decimals', o: { billing_amount: '9.999' }, path: 'billing_amount', rule: 'must have at most two decimals (8,2)' },
-    { name: 'billing_currency lower case', o: { billing_currency: 'thb' }, path: 'billing_currency', rule: 'must be a 3-letter uppercase currency code such as THB' },
+    { name: 'billing_amount zero', o: { billing_amount: '0.00' }, path: 'billing_amount', rule: 'must be more than 0' },
+    { name: 'billing_currency lower case', o: { billing_currency: 'thb' }, path: 'billing_currency', rule: 'must be THB (the only currency the gateway uses)' },
+    { name: 'billing_currency USD', o: { billing_currency: 'USD' }, path: 'billing_currency', rule: 'must be THB (the only currency the gateway uses)' },
     { name: 'customer missing', o: { customer: undefined }, path: 'customer', rule: 'is required' },
     { name: 'redirect_url not a URL', o: { redirect_url: 'merchant.example' }, path: 'redirect_url', rule: 'must be an absolute http or https URL' },
     { name: 'wrong service', o: { service: 'svc.recurring.update' }, path: 'service', rule: 'must be svc.recurring.create' },
@@ -132,6 +134,12 @@ describe('subscription update and cancel', () => {
     expect(violations(SubscriptionUpdateRequest, anUpdate({ plan_name: undefined, retry: undefined }))).toEqual([
       { path: 'plan_name', rule: 'is required' },
       { path: 'retry', rule: 'is required' },
+    ])
+  })
+  it('update: a plan of THB only, and of more than nothing per cycle', () => {
+    expect(violations(SubscriptionUpdateRequest, anUpdate({ billing_amount: '0', billing_currency: 'EUR' }))).toEqual([
+      { path: 'billing_amount', rule: 'must be more than 0' },
+      { path: 'billing_currency', rule: 'must be THB (the only currency the gateway uses)' },
     ])
   })
   it('cancel has four required fields and nothing else', () => {

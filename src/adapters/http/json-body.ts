@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify'
+import type { Violation } from '../../domain/violations.ts'
+
+/**
+ * A JSON body refused for a key it carries, not for its syntax: answered 400 `invalid_request` with
+ * these violations (errors.ts), like any other input error.
+ */
+export class BodyKeysRefused extends Error {
+  override readonly name = 'BodyKeysRefused'
+  readonly statusCode = 400
+  readonly violations: ReadonlyArray<Violation>
+  constructor(violations: ReadonlyArray<Violation>) {
+    super(violations.map((v) => `${v.path === '' ? 'body' : v.path} ${v.rule}`).join('; '))
+    this.violations = violations
+  }
+}
+
+const at = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
+
+/**
+ * The keys fastify's JSON parser (secure-json-parse) refuses, against prototype poisoning: `__proto__`,
+ * and `constructor` holding `prototype`. `JSON.parse` itself only creates own properties, so the parsed
+ * value can be walked safely to say where they are.
+ */
+export const refusedKeys = (value: unknown, path = ''): ReadonlyArray<Violation> => {
+  if (Array.isArray(value)) return value.flatMap((v: unknown, i) => refusedKeys(v, at(path, String(i))))
+  if (typeof value !== 'object' || value === null) return []
+  return Object.entries(value).flatMap(([key, v]: [string, unknown]): ReadonlyArray<Violation> => {
+    if (key === '__proto__') return [{ path, rule: 'must not contain the key __proto__' }]
+    if (key === 'constructor' && typeof v === 'object' && v !== null && Object.hasOwn(v, 'prototype')) return [{ path: at(path, key), rule: 'must not contain the key prototype' }]
+    return refusedKeys(v, at(path, key))
+  })
+}
+
+const keysRefusedIn = (text: string): ReadonlyArray<Violation> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // Not JSON at all: fastify's own error ("body must be valid JSON") stands.
+    return []
+  }
+  return refusedKeys(parsed)
+}
+
+/**
+ * JSON bodies are parsed by fastify's own parser, which refuses prototype poisoning but reports it as
+ * invalid JSON; a body refused for that reason gets a violation naming the key and where it is instead.
+ */
+export const registerJsonBodies = (app: FastifyInstance): void => {
+  const secure = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8')
+    // Fastify's default JSON parser is the callback kind: it answers through `done` and returns nothing.
+    void secure(request, text, (err: Error | null, value?: unknown) => {
+      if (err === null) {
+        done(null, value)
+        return
+      }
+      const refused = keysRefusedIn(text)
+      done(refused.length > 0 ? new BodyKeysRefused(refused) : err, undefined)
+    })
+  })
+}
