@@ -339,15 +339,13 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
 
   const caughtUp = async (timeoutMs = 60_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs
+    // The head as committed now, readable yet or not: counting readable events alone would call a
+    // projection caught up while committed events still wait behind an older transaction.
+    const head = await deps.store.headPosition()()
+    if (E.isLeft(head)) throw new Error(`headPosition failed: ${head.left.operation}`)
     for (;;) {
       const checkpoints: ReadonlyMap<string, Checkpoint> = await readCheckpoints(deps.pool, config.schema, names)
-      let behind = false
-      for (const c of checkpoints.values()) {
-        if (c.failure !== null) continue
-        const n = await deps.store.countAfter(c.position ?? undefined, 1)()
-        if (E.isLeft(n)) throw new Error(`countAfter failed: ${n.left._tag}`)
-        if (n.right > 0) behind = true
-      }
+      const behind = [...checkpoints.values()].some((c) => c.failure === null && before(c.position, head.right ?? null))
       if (!behind && checkpoints.size === names.length) return
       if (Date.now() > deadline) throw new Error(`projections did not catch up within ${String(timeoutMs)} ms`)
       await new Promise((r) => setTimeout(r, 20))

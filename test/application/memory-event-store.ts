@@ -79,6 +79,7 @@ export const makeMemoryEventStore = (now: () => Date = () => new Date()): Memory
     },
     readAll: (options = {}) => async () => E.right(items(log.filter(after(options.from)).slice(0, options.maxCount ?? 1000))),
     countAfter: (from, cap) => async () => E.right(Math.min(cap, log.filter(after(from)).length)),
+    headPosition: () => async () => E.right(log.at(-1)?.position),
     readCategory: (prefix, options = {}) => async () =>
       E.right(items(log.filter((e) => e.streamName.startsWith(prefix)).filter(after(options.from)).slice(0, options.maxCount ?? 1000))),
     subscribeToAll: () => {

@@ -118,6 +118,31 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
     )
   }, 240_000)
 
+  it('caughtUp waits for events committed behind an older open transaction', async () => {
+    const schema = await freshReadModels()
+    const projector = startProjector({ store, pool, log }, { schema, projections: [ordersProjection], batchSize: 5 })
+    const slow = await pool.connect()
+    const o = orderEventsOf(660_001, fc.sample(orderPlanArb, { numRuns: 1, seed: 66 })[0] ?? { amount: 100n, service: 'qr_promptpay', observations: [] })
+    try {
+      await projector.caughtUp(30_000)
+      await slow.query('begin')
+      await slow.query('select pg_current_xact_id()') // an older transaction: the events below wait behind it
+      for (const e of o.events) await appendEvent(store, o.stream, e)
+      const waiting = projector.caughtUp(30_000)
+      let settled = false
+      void waiting.then(() => (settled = true))
+      await new Promise((r) => setTimeout(r, 300))
+      expect(settled).toBe(false)
+      await slow.query('commit')
+      await waiting
+      const { rows } = await pool.query<{ events_seen: number }>(`select events_seen from "${schema}".orders where stream_name = $1`, [o.stream])
+      expect(rows).toEqual([{ events_seen: o.events.length }])
+    } finally {
+      slow.release()
+      await projector.stop()
+    }
+  })
+
   it('two projectors on one database never apply an event twice (the checkpoint row is the lock)', async () => {
     const schema = await freshReadModels()
     const one = startProjector({ store, pool, log }, { schema, projections: [ordersProjection], batchSize: 5 })

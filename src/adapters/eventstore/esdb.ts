@@ -400,5 +400,20 @@ export const makeEsdbEventStore = (deps: { readonly log: Logger }, config: EsdbE
     return E.right(counted)
   }
 
-  return { append, readStream, readAll, readCategory, countAfter, subscribeToAll, close }
+  const headPosition = (): TE.TaskEither<EventStoreFailure, Position | undefined> =>
+    TE.tryCatch(async () => {
+      // $all backwards from its end: the first event that is not a system event is the head.
+      const read = client.readAll({ direction: BACKWARDS, fromPosition: END })
+      try {
+        for await (const resolved of read) {
+          const e = resolved.event
+          if (e !== undefined && !isSystem(e)) return encodePosition(positionOf(e))
+        }
+        return undefined
+      } finally {
+        await read.cancel().catch((err: unknown) => log.debug({ err }, 'cancelling a finished read failed'))
+      }
+    }, failure('headPosition'))
+
+  return { append, readStream, readAll, readCategory, countAfter, headPosition, subscribeToAll, close }
 }

@@ -219,6 +219,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     // Whether rows beyond the cursor are visible at all: if so, they are waiting for an older
     // transaction to finish, and the subscriber should look again soon rather than sleep.
     // (Not `exists (…)`: its generic plan is a sequential scan; ordered with a limit it is an index probe.)
+    // The last committed row, visible to readers or not: the primary key index read backwards.
+    head: { name: `satang_es_head_${tag}`, text: `select e.tx_id::text, e.position from ${t} e order by e.tx_id desc, e.position desc limit 1` },
     beyond: { name: `satang_es_beyond_${tag}`, text: `select true from ${t} e where (e.tx_id, e.position) > ($1::xid8, $2::bigint) order by e.tx_id, e.position limit 1` },
     streamForward: {
       name: `satang_es_fwd_${tag}`,
@@ -486,5 +488,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       ),
     )
 
-  return { append, readStream, readAll, readCategory, countAfter, subscribeToAll, close }
+  const headPosition = (): TE.TaskEither<EventStoreFailure, Position | undefined> =>
+    TE.tryCatch(async () => {
+      const row = (await query({ ...sql.head, rowMode: 'array' }))[0]
+      return row === undefined ? undefined : encodePosition(text(row[0]), text(row[1]))
+    }, failure('headPosition'))
+
+  return { append, readStream, readAll, readCategory, countAfter, headPosition, subscribeToAll, close }
 }

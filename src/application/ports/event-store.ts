@@ -151,6 +151,13 @@ export type EventStore = {
    * (the answer is then `cap`). Projections report their lag with it.
    */
   readonly countAfter: (from: Position | undefined, cap: number) => TE.TaskEither<ReadError, number>
+  /**
+   * Where the last committed event of the global log sits (`undefined`: the log is empty). A reader
+   * that has delivered everything up to it has seen the whole log as it stood when this was asked.
+   * With PostgreSQL that event may not be readable yet (an older transaction of the cluster is still
+   * running); readers reach it as soon as that ends.
+   */
+  readonly headPosition: () => TE.TaskEither<EventStoreFailure, Position | undefined>
   /** Catches up from the checkpoint, then follows live; every event exactly once, in log order. */
   readonly subscribeToAll: (options: SubscribeOptions, handler: SubscriptionHandler) => Subscription
   /** Stops this store's subscriptions and releases what the store opened itself (not injected pools or clients). */

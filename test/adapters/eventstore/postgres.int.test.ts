@@ -51,6 +51,30 @@ const anEvent = (data: EventToAppend['data'] = { n: 1 }): EventToAppend => ({
 })
 
 describe('PostgreSQL event store specifics', () => {
+  it('headPosition names the last committed event, even while it waits behind an older open transaction', async () => {
+    const { store, close } = makeStore()
+    const marker = await store.append(`m-${randomUUID()}`, [anEvent()], 'any')()
+    if (E.isLeft(marker)) throw new Error('marker')
+    const slow = await schema.pool(1).connect()
+    try {
+      await slow.query('begin')
+      await slow.query('select pg_current_xact_id()') // takes a transaction id, then stays open
+      const appended = await store.append(`head-${randomUUID()}`, [anEvent(), anEvent()], 'any')()
+      if (E.isLeft(appended)) throw new Error('append')
+      expect(await store.headPosition()()).toEqual(E.right(appended.right.position))
+      expect(await store.readAll({ from: marker.right.position })()).toEqual(E.right([]))
+      await slow.query('commit')
+      const after = await store.readAll({ from: marker.right.position })()
+      if (E.isLeft(after)) throw new Error('readAll')
+      const last = after.right.at(-1)
+      expect(after.right).toHaveLength(2)
+      expect(last !== undefined && E.isRight(last) ? last.right.position : undefined).toBe(appended.right.position)
+    } finally {
+      slow.release()
+      await close()
+    }
+  })
+
   it('never hands out an event while an older transaction is still open', async () => {
     const { store, close } = makeStore()
     const marker = await store.append(`m-${randomUUID()}`, [anEvent()], 'any')()
