@@ -1,17 +1,22 @@
 import * as E from 'fp-ts/lib/Either.js'
+import { text } from '../domain/gateway/text-codecs.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import { refundStreamName } from '../domain/refund/index.ts'
 import { subscriptionStreamName } from '../domain/subscription/index.ts'
+import { decodeAt } from '../domain/violations.ts'
 import { readAuditTrail } from './audit.ts'
 import { makeCallbacks, type Callbacks } from './callbacks.ts'
 import type { RecordingDeps } from './deps.ts'
 import { makePayments, type Payments } from './payments.ts'
 import { makeResolver, type Resolver } from './payment-resolution.ts'
 import { makeRefunds, type Refunds } from './refunds.ts'
-import { notFound, ok, unavailable, type ApiResult } from './results.ts'
+import { invalid, notFound, ok, unreadable, type ApiResult } from './results.ts'
 import { makeSubscriptions, type Subscriptions } from './subscriptions.ts'
 
 export type AuditKind = 'order' | 'refund' | 'subscription'
+
+/** The id of an audit trail: a merchant order, refund or subscription id (each at most 64 characters). */
+const AuditId = text('id', 64)
 
 /** The stream of an order, refund or subscription of `merchantId`. */
 export const streamOf = (kind: AuditKind, merchantId: string, id: string): string => {
@@ -38,9 +43,10 @@ export type Recording = {
 export const makeRecording = (deps: RecordingDeps): Recording => {
   const resolver = makeResolver(deps)
   const audit = async (kind: AuditKind, id: string): Promise<ApiResult> => {
-    if (id === '' || id.length > 64) return { _tag: 'InvalidRequest', violations: [{ path: 'id', rule: 'must be 1 to 64 characters' }] }
+    const checked = decodeAt('id', AuditId, id)
+    if (E.isLeft(checked)) return invalid(checked.left)
     const trail = await readAuditTrail(deps, streamOf(kind, deps.merchantId, id))()
-    if (E.isLeft(trail)) return unavailable('the event store could not be read')
+    if (E.isLeft(trail)) return unreadable(trail.left)
     return trail.right === undefined ? notFound(`no ${kind} ${id}`) : ok({ kind, id, stream: trail.right.stream, events: trail.right.events.map((e) => ({ ...e })) })
   }
   return {
