@@ -6,7 +6,7 @@ import { rejectCallback, type CallbackKind, type CallbackRejection } from '../do
 import type { SignatureResult } from '../domain/events/metadata.ts'
 import { keyOf } from '../domain/events/natural-key.ts'
 import { toEventToAppend } from '../domain/events/registry.ts'
-import { MerchantOrderId, MerchantRefundId } from '../domain/gateway/fields.ts'
+import { MerchantOrderId, MerchantRefundId, MerchantSubscribeId } from '../domain/gateway/fields.ts'
 import { PaymentNotification, RefundNotification, SubscriptionNotification } from '../domain/gateway/notification.ts'
 import { CheckoutRedirectForm, SubscriptionRedirectForm } from '../domain/gateway/redirect-forms.ts'
 import { orderStreamName } from '../domain/order/index.ts'
@@ -143,7 +143,7 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
   }
   const subscriptionStreamOf = (fields: Readonly<Record<string, unknown>>): string | undefined => {
     const id = text(fields['merchant_subscribe_id'])
-    return ours(fields) && id !== undefined && id.length <= 64 ? subscriptionStreamName(deps.merchantId, id) : undefined
+    return ours(fields) && id !== undefined && MerchantSubscribeId.is(id) ? subscriptionStreamName(deps.merchantId, id) : undefined
   }
 
   const notARecord = async (callback: CallbackKind, ctx: CallbackContext): Promise<CallbackResult> =>

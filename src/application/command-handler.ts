@@ -117,6 +117,16 @@ export const handleCommand =
     return E.left({ _tag: 'TooMuchContention', stream, attempts: maxAttempts })
   }
 
+/**
+ * The error under an operational failure, for logs: its code (SQLSTATE, errno) and the first line of its
+ * message, cut to 200 characters. Not the whole error: a driver's error may quote the data it refused.
+ */
+export const describeCause = (cause: unknown): string => {
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause && (typeof cause.code === 'string' || typeof cause.code === 'number') ? `${String(cause.code)} ` : ''
+  const message = cause instanceof Error ? cause.message : String(cause)
+  return `${code}${(message.split('\n')[0] ?? '').slice(0, 200)}`
+}
+
 /** One line for logs and operators; never carries payloads. */
 export const describeHandleError = <R>(e: HandleError<R>, describeRejection: (r: R) => string): string => {
   switch (e._tag) {

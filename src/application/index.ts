@@ -12,7 +12,7 @@ import type { RecordingDeps } from './deps.ts'
 import { makePayments, type Payments } from './payments.ts'
 import { makeResolver, type Resolver } from './payment-resolution.ts'
 import { makeRefunds, type Refunds } from './refunds.ts'
-import { notFound, ok, unavailable, type ApiResult } from './results.ts'
+import { invalid, notFound, ok, unreadable, type ApiResult } from './results.ts'
 import { makeSubscriptions, type Subscriptions } from './subscriptions.ts'
 
 export type AuditKind = 'order' | 'refund' | 'subscription'
@@ -57,9 +57,9 @@ export const makeRecording = (deps: RecordingDeps): Recording => {
   const resolver = makeResolver(deps)
   const audit = async (kind: AuditKind, id: string): Promise<ApiResult> => {
     const problem = auditIdProblem(kind, id)
-    if (problem !== null) return { _tag: 'InvalidRequest', violations: problem.rules.map((rule) => ({ path: 'id', rule: `${rule} (${problem.field})` })) }
+    if (problem !== null) return invalid(problem.rules.map((rule) => ({ path: 'id', rule: `${rule} (${problem.field})` })))
     const trail = await readAuditTrail(deps, streamOf(kind, deps.merchantId, id))()
-    if (E.isLeft(trail)) return unavailable('the event store could not be read')
+    if (E.isLeft(trail)) return unreadable(trail.left)
     return trail.right === undefined ? notFound(`no ${kind} ${id}`) : ok({ kind, id, stream: trail.right.stream, events: trail.right.events.map((e) => ({ ...e })) })
   }
   return {

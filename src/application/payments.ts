@@ -1,6 +1,7 @@
 import { freshProjection, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { describeGatewayError } from './ports/gateway.ts'
 import type { JsonObject } from './ports/event-store.ts'
 import { CheckoutApplyRequest, type CheckoutApplyResponse } from '../domain/gateway/checkout.ts'
 import type { DirectPaymentResponse } from '../domain/gateway/direct-payment-response.ts'
@@ -16,7 +17,7 @@ import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import type { Resolver } from './payment-resolution.ts'
 import { paymentView } from '../domain/order/view.ts'
-import { conflict, invalid, notFound, ok, unavailable, type ApiResult } from './results.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type ApiResult } from './results.ts'
 import { load, orderKind, record } from './streams.ts'
 import type { OrderRejection } from '../domain/order/index.ts'
 
@@ -93,7 +94,7 @@ const sameOrder = (o: Order, c: CreateOrder): ReadonlyArray<string> => {
   return pairs.filter(([, a, b]) => a !== b).map(([field]) => field)
 }
 
-const storeProblem = (e: HandleError<OrderRejection>): ApiResult => unavailable(`the event store could not record it: ${describeHandleError(e, (r) => r._tag)}`)
+const storeProblem = (e: HandleError<OrderRejection>): ApiResult => notRecorded(e, (r) => r._tag)
 
 /** How the create's outcome is recorded, and what the merchant is answered (`undefined`: unknown, resolved by query). */
 type Outcome = {
@@ -305,7 +306,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
       return projected ?? answerWithView(stream, 'ok', servedFrom(undefined))
     }
     const loaded = await load(deps, orderKind, stream)()
-    if (E.isLeft(loaded)) return unavailable('the event store could not be read')
+    if (E.isLeft(loaded)) return unreadable(loaded.left)
     const s = loaded.right.state
     if (s._tag !== 'Order') return notFound('no such payment')
     const step = await resolver.resolveOnce(stream, cause)
@@ -335,11 +336,11 @@ export const gatewayFailure = (e: GatewayError): ApiResult => {
     case 'ValidationFailed':
       return invalid(e.violations)
     case 'TransportFailed':
-      return { _tag: 'GatewayUnavailable', message: `the gateway could not be reached (${e.reason})`, retriable: true }
+      return { _tag: 'GatewayUnavailable', message: `the gateway could not be reached (${e.reason})`, retriable: true, cause: describeGatewayError(e) }
     case 'DecodeFailed':
-      return { _tag: 'GatewayUnavailable', message: 'the gateway answered something that breaks its spec', retriable: false }
+      return { _tag: 'GatewayUnavailable', message: 'the gateway answered something that breaks its spec', retriable: false, cause: describeGatewayError(e) }
     case 'OutcomeUnknown':
-      return { _tag: 'GatewayUnavailable', message: `the gateway did not answer (${e.reason})`, retriable: true }
+      return { _tag: 'GatewayUnavailable', message: `the gateway did not answer (${e.reason})`, retriable: true, cause: describeGatewayError(e) }
     default:
       return e satisfies never
   }

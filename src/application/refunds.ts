@@ -6,12 +6,11 @@ import { MerchantOrderId, MerchantRefundId } from '../domain/gateway/fields.ts'
 import { formatAmount } from '../domain/money.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import { needsReview, refundStreamName, type Refund } from '../domain/refund/index.ts'
-import { decodeAll, type Violation } from '../domain/violations.ts'
-import { describeHandleError } from './command-handler.ts'
+import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
 import { gatewayFailure } from './payments.ts'
 import { loadRefundOrderContext } from './refund-context.ts'
-import { conflict, invalid, notFound, ok, unavailable, type ApiResult } from './results.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type ApiResult } from './results.ts'
 import { load, orderKind, record, refundKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
@@ -46,7 +45,8 @@ export const refundView = (r: Refund): JsonObject => ({
   })),
 })
 
-const TrackInput = t.intersection([t.type({ merchant_refund_id: MerchantRefundId, merchant_order_id: MerchantOrderId }), t.partial({ merchant_id: t.unknown })])
+/** `POST /v1/refunds`: the refund to track and its order (`merchant_id` may be sent only as satang's own). */
+export const TrackRefundRequest = t.intersection([t.type({ merchant_refund_id: MerchantRefundId, merchant_order_id: MerchantOrderId }), t.partial({ merchant_id: t.unknown })])
 
 export type Refunds = {
   readonly track: (input: unknown, cause: Cause) => Promise<ApiResult>
@@ -62,7 +62,7 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
 
   const view = async (stream: string, status: 'created' | 'ok', extra: JsonObject = {}): Promise<ApiResult> => {
     const loaded = await load(deps, refundKind, stream)()
-    if (E.isLeft(loaded)) return unavailable('the event store could not be read')
+    if (E.isLeft(loaded)) return unreadable(loaded.left)
     const s = loaded.right.state
     return s._tag === 'Refund' ? ok({ ...refundView(s), ...extra }, status) : notFound('no such refund is tracked')
   }
@@ -73,11 +73,11 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
     if (input['merchant_id'] !== undefined && input['merchant_id'] !== deps.merchantId) own.push({ path: 'merchant_id', rule: `must be ${deps.merchantId} (the merchant this satang serves) or absent` })
     const extra = Object.keys(input).filter((k) => !['merchant_refund_id', 'merchant_order_id', 'merchant_id'].includes(k))
     for (const k of extra) own.push({ path: k, rule: 'is not a field of a refund to track' })
-    const decoded = decodeAll(TrackInput, input)
+    const decoded = decodeAll(TrackRefundRequest, input)
     if (E.isLeft(decoded) || own.length > 0) return invalid([...own, ...(E.isLeft(decoded) ? decoded.left : [])])
     const { merchant_refund_id: refundId, merchant_order_id: orderId } = decoded.right
     const order = await load(deps, orderKind, orderStreamName(deps.merchantId, orderId))()
-    if (E.isLeft(order)) return unavailable('the event store could not be read')
+    if (E.isLeft(order)) return unreadable(order.left)
     if (order.right.state._tag !== 'Order') return notFound(`no payment with merchant_order_id ${orderId}`)
     const stream = refundStreamName(deps.merchantId, refundId)
     const done = await recordRefund(stream, () => ({ type: 'TrackRefund', merchantId: deps.merchantId, merchantRefundId: refundId, merchantOrderId: orderId, trackedAt: deps.now() }), {
@@ -86,20 +86,21 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
     if (E.isLeft(done)) {
       const e = done.left
       if (e._tag === 'Rejected' && e.rejection._tag === 'RefundTrackedForAnotherOrder') return conflict(`merchant_refund_id ${refundId} is tracked for order ${e.rejection.merchantOrderId}`)
-      return unavailable(`the event store could not record it: ${describeHandleError(e, (r) => r._tag)}`)
+      return notRecorded(e, (r) => r._tag)
     }
     return view(stream, done.right.appended.length > 0 ? 'created' : 'ok')
   }
 
   const get = async (merchantRefundId: string, refresh: boolean, cause: Cause): Promise<ApiResult> => {
-    if (!MerchantRefundId.is(merchantRefundId)) return invalid([{ path: 'merchant_refund_id', rule: 'must be at most 64 characters' }])
+    const checked = decodeAt('merchant_refund_id', MerchantRefundId, merchantRefundId)
+    if (E.isLeft(checked)) return invalid(checked.left)
     const stream = refundStreamName(deps.merchantId, merchantRefundId)
     if (!refresh) {
       const projected = await freshProjection(deps, stream, (q) => q.refund(stream))
       return projected === undefined ? view(stream, 'ok', servedFrom(undefined)) : ok({ ...refundView(projected.value), ...servedFrom(projected.position) }, 'ok')
     }
     const loaded = await load(deps, refundKind, stream)()
-    if (E.isLeft(loaded)) return unavailable('the event store could not be read')
+    if (E.isLeft(loaded)) return unreadable(loaded.left)
     if (loaded.right.state._tag !== 'Refund') return notFound('no such refund is tracked')
     const answer = await deps.gateway.queryRefund({ merchant_id: deps.merchantId, merchant_refund_id: merchantRefundId })()
     if (E.isLeft(answer)) {
@@ -109,13 +110,13 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
       return gatewayFailure(e)
     }
     const context = await loadRefundOrderContext(deps, deps.merchantId, answer.right.data.merchant_order_id, stream)
-    if (E.isLeft(context)) return unavailable('the event store could not be read')
+    if (E.isLeft(context)) return unavailable('the event store could not be read', context.left)
     const done = await recordRefund(
       stream,
       () => ({ type: 'ObserveRefundByQuery', answer: answer.right.data, traceId: answer.right.traceId, observedAt: deps.now(), statusTable: deps.statusTables.refund, order: context.right }),
       { cause, source: 'query', traceId: answer.right.traceId },
     )()
-    if (E.isLeft(done)) return unavailable(`the event store could not record it: ${describeHandleError(done.left, (r) => r._tag)}`)
+    if (E.isLeft(done)) return notRecorded(done.left, (r) => r._tag)
     return view(stream, 'ok', { refresh: { found: true } })
   }
 

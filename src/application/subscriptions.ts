@@ -3,15 +3,16 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { formatCalendarDate } from '../domain/bangkok-time.ts'
 import type { JsonObject } from './ports/event-store.ts'
+import { MerchantSubscribeId } from '../domain/gateway/fields.ts'
 import { SUBSCRIPTION_CANCEL_SERVICE, SUBSCRIPTION_CREATE_SERVICE, SUBSCRIPTION_UPDATE_SERVICE } from '../domain/gateway/services.ts'
 import { SubscriptionCancelRequest, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../domain/gateway/subscription.ts'
 import type { RequestFailure } from '../domain/events/request-outcome.ts'
 import { formatAmount } from '../domain/money.ts'
 import { needsReview, subscriptionStatusOf, subscriptionStreamName, type Subscription, type SubscriptionRejection } from '../domain/subscription/index.ts'
-import { decodeAll, type Violation } from '../domain/violations.ts'
-import { describeHandleError, type HandleError } from './command-handler.ts'
+import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
+import type { HandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
-import { conflict, invalid, notFound, ok, unavailable, type ApiResult } from './results.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unreadable, type ApiResult } from './results.ts'
 import { load, record, subscriptionKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
@@ -57,7 +58,7 @@ export const subscriptionView = (s: Subscription): JsonObject => ({
 })
 
 const rejected = (e: HandleError<SubscriptionRejection>): ApiResult => {
-  if (e._tag !== 'Rejected') return unavailable(`the event store could not record it: ${describeHandleError(e, () => 'rejected')}`)
+  if (e._tag !== 'Rejected') return notRecorded(e, () => 'rejected')
   const r = e.rejection
   switch (r._tag) {
     case 'SubscriptionAlreadyExists':
@@ -81,15 +82,20 @@ const rejected = (e: HandleError<SubscriptionRejection>): ApiResult => {
   }
 }
 
-/** The merchant's request as the gateway request of the spec, validated with its codec. */
-const parse = <A>(codec: t.Type<A, unknown, unknown>, input: unknown, fill: Readonly<Record<string, string>>, merchantId: string): E.Either<ReadonlyArray<Violation>, A> => {
+/**
+ * The merchant's request as the gateway request of the spec, validated with its codec: `version` and
+ * `service` may be left out (when sent, they are checked like any field), `merchant_subscribe_id` comes
+ * from the URL (the body may repeat it) and `merchant_id` is satang's merchant.
+ */
+const parse = <A>(codec: t.Type<A, unknown, unknown>, input: unknown, service: string, merchantSubscribeId: string | null, merchantId: string): E.Either<ReadonlyArray<Violation>, A> => {
   if (!t.UnknownRecord.is(input)) return E.left([{ path: '', rule: 'must be a JSON object' }])
   const own: Violation[] = []
   if (input['merchant_id'] !== undefined && input['merchant_id'] !== merchantId) own.push({ path: 'merchant_id', rule: `must be ${merchantId} (the merchant this satang serves) or absent` })
-  for (const [k, v] of Object.entries(fill)) {
-    if (k !== 'version' && k !== 'service' && k !== 'merchant_id' && input[k] !== undefined && input[k] !== v) own.push({ path: k, rule: `must be ${v} (as in the URL) or absent` })
+  const fromUrl = merchantSubscribeId === null ? {} : { merchant_subscribe_id: merchantSubscribeId }
+  if (merchantSubscribeId !== null && input['merchant_subscribe_id'] !== undefined && input['merchant_subscribe_id'] !== merchantSubscribeId) {
+    own.push({ path: 'merchant_subscribe_id', rule: `must be ${merchantSubscribeId} (as in the URL) or absent` })
   }
-  const d = decodeAll(codec, { version: 'v1', ...input, ...fill, merchant_id: merchantId })
+  const d = decodeAll(codec, { version: 'v1', service, ...input, ...fromUrl, merchant_id: merchantId })
   return E.isLeft(d) || own.length > 0 ? E.left([...own, ...(E.isLeft(d) ? d.left : [])]) : E.right(d.right)
 }
 
@@ -110,7 +116,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
 
   const view = async (stream: string, status: 'created' | 'ok' | 'accepted'): Promise<ApiResult> => {
     const loaded = await load(deps, subscriptionKind, stream)()
-    if (E.isLeft(loaded)) return unavailable('the event store could not be read')
+    if (E.isLeft(loaded)) return unreadable(loaded.left)
     const s = loaded.right.state
     return s._tag === 'Subscription' ? ok(subscriptionView(s), status) : notFound('no such subscription')
   }
@@ -153,7 +159,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   }
 
   const create = async (input: unknown, cause: Cause): Promise<ApiResult> => {
-    const parsed = parse(SubscriptionCreateRequest, input, { service: SUBSCRIPTION_CREATE_SERVICE }, deps.merchantId)
+    const parsed = parse(SubscriptionCreateRequest, input, SUBSCRIPTION_CREATE_SERVICE, null, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const merchantRequest = parsed.right
     const urls = deps.callbackUrls()
@@ -181,7 +187,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   }
 
   const update = async (merchantSubscribeId: string, input: unknown, cause: Cause): Promise<ApiResult> => {
-    const parsed = parse(SubscriptionUpdateRequest, input, { service: SUBSCRIPTION_UPDATE_SERVICE, merchant_subscribe_id: merchantSubscribeId }, deps.merchantId)
+    const parsed = parse(SubscriptionUpdateRequest, input, SUBSCRIPTION_UPDATE_SERVICE, merchantSubscribeId, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const body = parsed.right
     const stream = subscriptionStreamName(deps.merchantId, merchantSubscribeId)
@@ -198,7 +204,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   }
 
   const cancel = async (merchantSubscribeId: string, cause: Cause): Promise<ApiResult> => {
-    const parsed = parse(SubscriptionCancelRequest, {}, { service: SUBSCRIPTION_CANCEL_SERVICE, merchant_subscribe_id: merchantSubscribeId }, deps.merchantId)
+    const parsed = parse(SubscriptionCancelRequest, {}, SUBSCRIPTION_CANCEL_SERVICE, merchantSubscribeId, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const body = parsed.right
     const stream = subscriptionStreamName(deps.merchantId, merchantSubscribeId)
@@ -217,7 +223,8 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   }
 
   const get = async (merchantSubscribeId: string): Promise<ApiResult> => {
-    if (merchantSubscribeId.length > 64 || merchantSubscribeId === '') return invalid([{ path: 'merchant_subscribe_id', rule: 'must be 1 to 64 characters' }])
+    const checked = decodeAt('merchant_subscribe_id', MerchantSubscribeId, merchantSubscribeId)
+    if (E.isLeft(checked)) return invalid(checked.left)
     const stream = subscriptionStreamName(deps.merchantId, merchantSubscribeId)
     const projected = await freshProjection(deps, stream, (q) => q.subscription(stream))
     if (projected === undefined) {

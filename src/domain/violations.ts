@@ -38,6 +38,10 @@ export const violationsOf = (errors: t.Errors): ReadonlyArray<Violation> => {
 export const decodeAll = <A, O>(codec: t.Type<A, O, unknown>, input: unknown): E.Either<ReadonlyArray<Violation>, A> =>
   E.mapLeft(violationsOf)(codec.decode(input))
 
+/** Decodes one value that sits at `path` (a path or query parameter): the violations name that path. */
+export const decodeAt = <A, O>(path: string, codec: t.Type<A, O, unknown>, input: unknown): E.Either<ReadonlyArray<Violation>, A> =>
+  E.mapLeft((vs: ReadonlyArray<Violation>) => vs.map((v) => ({ path: v.path === '' ? path : `${path}.${v.path}`, rule: v.rule })))(decodeAll(codec, input))
+
 /** Human text for a list of violations, one per line: `path: rule`. */
 export const formatViolations = (vs: ReadonlyArray<Violation>): string =>
   vs.map((v) => (v.path === '' ? v.rule : `${v.path}: ${v.rule}`)).join('\n')

@@ -101,6 +101,37 @@ describe('payment notifications', () => {
   })
 })
 
+describe('callbacks carrying text no field may hold (issue 11)', () => {
+  it('a verified notification with NUL, a control character or a lone surrogate is quarantined: one CallbackRejected naming the fields, stored with escapes, no state change', async () => {
+    const { store, recording } = await withCheckout()
+    const before = await statusOf(recording)
+    const n = signedByGateway({ ...paymentNotification('PS'), order_desc: 'Lamp\u0000', product_code: 'P\ud800', 'extra\u0001': 'x\u0085' })
+    const r = await recording.callbacks.notification(n, ctx(40))
+    expect(r).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
+    expect(typesOf(store, STREAM).slice(3)).toEqual(['CallbackRejected'])
+    const data = eventsOf(store, STREAM)[3]?.data
+    expect(data?.['violations']).toEqual(
+      expect.arrayContaining([
+        { path: 'order_desc', rule: 'must not contain NUL or other control characters (tab, line feed and carriage return are allowed)' },
+        { path: 'product_code', rule: 'must be well-formed Unicode (no lone surrogates such as \\ud800)' },
+        { path: 'extra\\u0001', rule: 'field name must not contain NUL or other control characters (tab, line feed and carriage return are allowed)' },
+        { path: 'extra\\u0001', rule: 'must not contain NUL or other control characters (tab, line feed and carriage return are allowed)' },
+      ]),
+    )
+    expect(data?.['payload']).toMatchObject({ order_desc: 'Lamp\\u0000', product_code: 'P\\ud800', 'extra\\u0001': 'x\\u0085', merchant_order_id: 'ORD-9' })
+    expect(await statusOf(recording)).toEqual(before)
+  })
+
+  it('a subscription callback naming its subscription with a NUL is kept in the unmatched stream, not under a stream of that name', async () => {
+    const store = makeMemoryEventStore()
+    const recording = makeRecording(testDeps(store, makeFakeGateway()))
+    const n = signedByGateway({ notify_type: 'SUBSCRIPTION', merchant_id: MERCHANT_ID, merchant_subscribe_id: 'S\u00001', recurring_bill_id: '1', status: 'SUCCESS' })
+    const r = await recording.callbacks.notification(n, ctx(41))
+    expect(r).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
+    expect(store.all().map((e) => [e.streamName, e.type])).toEqual([[unmatchedCallbacksStream(MERCHANT_ID), 'CallbackRejected']])
+  })
+})
+
 describe('checkout redirects', () => {
   it('a verified redirect is recorded as evidence and sends the payer on to the merchant page', async () => {
     const { store, recording } = await withCheckout()

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { EventMetadata, EventToAppend, InvalidAppend, JsonObject, Position, ReadItem } from '../../application/ports/event-store.ts'
+import { escapeRefusedCharacters, isCleanText } from '../../domain/gateway/text-rules.ts'
 import { violationsOf } from '../../domain/violations.ts'
 import { isUuid } from '../../application/event-id.ts'
 
@@ -35,6 +36,8 @@ const eventRule = (e: EventToAppend): string | undefined => {
 /** Rejects what no store should accept, before any IO. */
 export const validateAppend = (stream: string, events: ReadonlyArray<EventToAppend>): E.Either<InvalidAppend, void> => {
   if (typeof stream !== 'string' || stream === '' || stream.startsWith('$')) return invalid(String(stream), 'stream name must be non-empty and not start with $')
+  // PostgreSQL refuses NUL in text and would store a lone surrogate as U+FFFD: another stream's name.
+  if (!isCleanText(stream)) return invalid(escapeRefusedCharacters(stream), 'stream name must not contain control characters or lone surrogates')
   if (events.length === 0) return invalid(stream, 'a batch needs at least one event')
   const seen = new Set<string>()
   for (const e of events) {

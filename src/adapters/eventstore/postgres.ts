@@ -305,9 +305,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       if (state === '23505' && constraint === 'events_event_id_key') {
         return E.right(await settleByIds(stream, events, { _tag: 'EventIdConflict', stream, eventIds: events.map((e) => e.eventId) }))
       }
-      // jsonb cannot hold \u0000; that is the caller's data, not an outage.
-      if (state === '22P05') {
-        return E.right(E.left({ _tag: 'InvalidAppend', stream, reason: 'data or metadata contains characters PostgreSQL jsonb cannot store (such as \\u0000)' }))
+      // jsonb cannot hold \u0000 (22P05) nor a lone surrogate (22P02: ids and versions are checked
+      // before, so only the JSON can be malformed here); that is the caller's data, not an outage.
+      if (state === '22P05' || state === '22P02') {
+        return E.right(E.left({ _tag: 'InvalidAppend', stream, reason: 'data or metadata contains text PostgreSQL jsonb cannot store (\\u0000 or a lone surrogate)' }))
       }
       throw cause
     }

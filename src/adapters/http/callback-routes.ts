@@ -9,10 +9,13 @@ import { sendError } from './errors.ts'
  * merchant's own):
  * - `POST /callbacks/checkout-redirect`, `POST /callbacks/subscription-redirect`: the payer's browser
  *   posts the signed redirect form (endpoints 5 and 9). Once recorded, the browser is sent on with 303
- *   to the merchant's own `redirect_url`; a form that does not verify gets a 400 page and goes nowhere.
+ *   to the merchant's own `redirect_url`; a form that does not verify or cannot be decoded gets a 400
+ *   page and goes nowhere.
  * - `POST /callbacks/notifications`: the gateway's JSON notifications. Recorded (or already recorded)
- *   → HTTP 200 `SUCCESS`; bad signature → 401, undecodable → 400, about nothing satang knows → 404,
- *   store unavailable → 503: anything but `SUCCESS` makes the gateway deliver it again.
+ *   → HTTP 200 `SUCCESS`; bad signature → 401, about nothing satang knows → 404, store unavailable →
+ *   503: anything but `SUCCESS` makes the gateway deliver it again. Undecodable (it breaks the gateway
+ *   spec, e.g. a NUL in a field) → quarantined: kept as CallbackRejected and acknowledged with 200
+ *   `SUCCESS` (+ `x-satang-callback: rejected`), since delivering the same bytes again cannot help.
  */
 export type CallbackDeps = {
   readonly callbacks: Callbacks
@@ -26,6 +29,9 @@ export const CALLBACK_PATHS = {
   subscriptionRedirect: '/callbacks/subscription-redirect',
   notifications: '/callbacks/notifications',
 } as const
+
+/** The body that acknowledges a notification (our default of the spec's "not shown" notification protocol). */
+const ACKNOWLEDGEMENT = 'SUCCESS'
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${String(c.charCodeAt(0))};`)
 
@@ -54,14 +60,17 @@ const redirectAnswer = (reply: FastifyReply, r: CallbackResult): FastifyReply =>
   }
 }
 
+const acknowledged = (reply: FastifyReply): FastifyReply => reply.code(200).type('text/plain; charset=utf-8').send(ACKNOWLEDGEMENT)
+
+/** A verified notification that cannot be decoded: kept (CallbackRejected), acknowledged so that the gateway stops redelivering it. */
+const quarantined = (reply: FastifyReply): FastifyReply => acknowledged(reply.header('x-satang-callback', 'rejected'))
+
 const notificationAnswer = (reply: FastifyReply, r: CallbackResult): FastifyReply => {
   switch (r._tag) {
     case 'Recorded':
-      return reply.code(200).type('text/plain; charset=utf-8').send('SUCCESS')
+      return acknowledged(reply)
     case 'Rejected':
-      return r.reason === 'bad_signature'
-        ? sendError(reply, 401, { error: 'bad_signature', message: r.detail })
-        : sendError(reply, 400, { error: 'invalid_callback', message: r.detail, violations: r.violations })
+      return r.reason === 'bad_signature' ? sendError(reply, 401, { error: 'bad_signature', message: r.detail }) : quarantined(reply)
     case 'Unknown':
       return sendError(reply, 404, { error: 'not_found', message: r.message })
     case 'Unavailable':

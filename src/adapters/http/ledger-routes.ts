@@ -4,6 +4,7 @@ import * as t from 'io-ts'
 import { parseCalendarDate } from '../../domain/bangkok-time.ts'
 import { LEDGER_ACCOUNTS, isLedgerAccount, normalSideOf } from '../../domain/ledger/accounts.ts'
 import { satangNumber, trialBalanceJson, type BalanceScope } from '../../domain/ledger/report.ts'
+import { CHARACTER_RULES } from '../../domain/gateway/text-rules.ts'
 import { formatAmount } from '../../domain/money.ts'
 import type { Violation } from '../../domain/violations.ts'
 import { readEntries, readTrialBalance, type EntryCursor, type EntryFilters, type LedgerEntry } from '../../projections/ledger.ts'
@@ -60,7 +61,7 @@ const currencyRules = (s: string): ReadonlyArray<string> => (/^[A-Z]{3}$/.test(s
 const channelRules = (s: string): ReadonlyArray<string> =>
   /^[A-Za-z0-9._-]{1,64}$/.test(s) ? [] : ['must be 1 to 64 letters, digits, dots, dashes or underlines (a channel such as svc.thaiqr.pay, subscription or unknown)']
 const accountRules = (s: string): ReadonlyArray<string> => (isLedgerAccount(s) ? [] : [`must be one of ${LEDGER_ACCOUNTS.join(', ')}`])
-const idRules = (s: string): ReadonlyArray<string> => (s.length <= 64 ? [] : ['must be at most 64 characters'])
+const idRules = (s: string): ReadonlyArray<string> => [...CHARACTER_RULES.flatMap((rule) => rule(s) ?? []), ...(s.length <= 64 ? [] : ['must be at most 64 characters'])]
 const limitRules = (s: string): ReadonlyArray<string> =>
   /^[0-9]{1,7}$/.test(s) && Number(s) >= 1 && Number(s) <= MAX_ENTRIES_LIMIT ? [] : [`must be a whole number from 1 to ${String(MAX_ENTRIES_LIMIT)}`]
 
@@ -149,6 +150,7 @@ const readFailed = (request: FastifyRequest, reply: FastifyReply, e: unknown): F
   const code = pgCodeOf(e)
   // 42P01 undefined_table, 3F000 invalid_schema_name: the projector has not created the ledger yet.
   if (code === '42P01' || code === '3F000') {
+    request.log.warn({ code }, 'ledger read model missing')
     return sendError(reply, 503, { error: 'unavailable', message: 'the ledger read model does not exist yet: run satang migrate (or satang up)', retriable: true })
   }
   request.log.error({ err: e }, 'ledger read failed')

@@ -2,6 +2,15 @@ import type { FastifyReply } from 'fastify'
 import type { ApiResult } from '../../application/results.ts'
 import { invalidRequest, sendError } from './errors.ts'
 
+/**
+ * Every 5xx is logged with its cause (the result's `cause`, else its message): the route, never the
+ * body, so no payer data. The request id comes with the request's logger.
+ */
+const failed = (reply: FastifyReply, status: number, r: Extract<ApiResult, { readonly _tag: 'GatewayUnavailable' | 'Unavailable' }>): FastifyReply => {
+  reply.log.error({ status, error: r._tag, cause: r.cause ?? r.message, method: reply.request.method, route: reply.request.routeOptions.url }, `answered ${String(status)}: ${r.message}`)
+  return reply
+}
+
 /** The HTTP answer of a merchant API result (see README "Merchant API" for the table). */
 export const replyWith = (reply: FastifyReply, r: ApiResult): FastifyReply => {
   switch (r._tag) {
@@ -21,10 +30,12 @@ export const replyWith = (reply: FastifyReply, r: ApiResult): FastifyReply => {
         trace_id: r.traceId,
         ...(r.body === undefined ? {} : { resource: r.body }),
       })
-    case 'GatewayUnavailable':
-      return sendError(reply, r.retriable ? 503 : 502, { error: 'gateway_unavailable', message: r.message, retriable: r.retriable })
+    case 'GatewayUnavailable': {
+      const status = r.retriable ? 503 : 502
+      return sendError(failed(reply, status, r), status, { error: 'gateway_unavailable', message: r.message, retriable: r.retriable })
+    }
     case 'Unavailable':
-      return sendError(reply, 503, { error: 'unavailable', message: r.message, retriable: true })
+      return sendError(failed(reply, 503, r), 503, { error: 'unavailable', message: r.message, retriable: true })
     default:
       return r satisfies never
   }

@@ -1,8 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { textIssues } from './text-rules.ts'
 
-/** One broken cross-field rule: `path` is the dotted field it is reported on (`client.remote_ip`). */
-export type FieldIssue = { readonly path: string; readonly rule: string }
+/**
+ * One broken cross-field rule: `path` is the dotted field it is reported on (`client.remote_ip`), or
+ * its keys when a key may itself hold a dot.
+ */
+export type FieldIssue = { readonly path: string | ReadonlyArray<string>; readonly rule: string }
 
 /** A rule that looks at several fields of the raw input at once (conditional fields, limits, unknown keys). */
 export type CrossCheck = (input: Readonly<Record<string, unknown>>) => ReadonlyArray<FieldIssue>
@@ -17,7 +21,8 @@ const childOf = (value: unknown, key: string): unknown => {
 const issueError = (input: Readonly<Record<string, unknown>>, c: t.Context, issue: FieldIssue): t.ValidationError => {
   let context = c
   let value: unknown = input
-  for (const key of issue.path === '' ? [] : issue.path.split('.')) {
+  const keys = typeof issue.path === 'string' ? (issue.path === '' ? [] : issue.path.split('.')) : issue.path
+  for (const key of keys) {
     value = childOf(value, key)
     context = t.appendContext(context, key, t.unknown, value)
   }
@@ -34,24 +39,44 @@ export const contextFor = (c: t.Context, inner: t.Decoder<unknown, unknown>): t.
 }
 
 /**
- * An object codec whose decoding reports, in one list, every per-field failure of `codec` and every
- * issue of the cross-field `checks` (which run on the raw input even when some fields failed).
- * Encoding is `codec`'s.
+ * The character rules (text-rules.ts) on every key and string of the record, declared or not: the
+ * fields a record keeps as sent (open Customer fields, `card`, extra callback fields) meet no field
+ * codec. A declared field's own codec reports the same violation; `violationsOf` keeps it once.
  */
-export const checkedRecord = <A, O>(codec: t.Type<A, O, unknown>, checks: ReadonlyArray<CrossCheck> = [], name: string = codec.name): t.Type<A, O, unknown> =>
-  new t.Type<A, O, unknown>(
+const wellFormedText: CrossCheck = (input) => textIssues(input)
+
+/** The type of a `checkedRecord`; like io-ts's own types it shows what it is made of: `record`, the codec of its fields. */
+export class CheckedRecordType<A, O> extends t.Type<A, O, unknown> {
+  readonly _tag = 'CheckedRecordType' as const
+  readonly record: t.Type<A, O, unknown>
+  constructor(name: string, is: t.Is<A>, validate: t.Validate<unknown, A>, encode: t.Encode<A, O>, record: t.Type<A, O, unknown>) {
+    super(name, is, validate, encode)
+    this.record = record
+  }
+}
+
+/**
+ * An object codec whose decoding reports, in one list, every per-field failure of `codec` and every
+ * issue of the cross-field `checks` (which run on the raw input even when some fields failed), and
+ * every key or string anywhere in it that breaks a character rule. Encoding is `codec`'s.
+ */
+export const checkedRecord = <A, O>(codec: t.Type<A, O, unknown>, checks: ReadonlyArray<CrossCheck> = [], name: string = codec.name): CheckedRecordType<A, O> => {
+  const all = [...checks, wellFormedText]
+  return new CheckedRecordType<A, O>(
     name,
-    (u): u is A => codec.is(u) && t.UnknownRecord.is(u) && checks.every((check) => check(u).length === 0),
+    (u): u is A => codec.is(u) && t.UnknownRecord.is(u) && all.every((check) => check(u).length === 0),
     (u, c) => {
       if (u === undefined) return t.failure(u, c, 'is required')
       if (!t.UnknownRecord.is(u)) return t.failure(u, c, 'must be an object')
       const decoded = codec.validate(u, contextFor(c, codec))
-      const issues = checks.flatMap((check) => check(u))
+      const issues = all.flatMap((check) => check(u))
       if (issues.length === 0) return decoded
       return t.failures([...(E.isLeft(decoded) ? decoded.left : []), ...issues.map((issue) => issueError(u, c, issue))])
     },
     codec.encode,
+    codec,
   )
+}
 
 /** Props of a record codec: the required ones and the optional ones. */
 export type RecordProps<R extends t.Props, P extends t.Props> = { readonly required: R; readonly optional: P }

@@ -78,10 +78,5 @@ export const Client = checkedRecord(t.type({ remote_ip: IpAddress }, 'Client'))
 export type Client = t.TypeOf<typeof Client>
 
 /** Card (object), required for `svc.bankcard.pay`. Its fields are "not shown": any object is accepted as is. */
-export const Card = new t.Type<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>, unknown>(
-  'Card',
-  (u): u is Readonly<Record<string, unknown>> => t.UnknownRecord.is(u),
-  (u, c) => (t.UnknownRecord.is(u) ? t.success(u) : t.failure(u, c, u === undefined ? 'is required' : 'must be an object')),
-  t.identity,
-)
+export const Card = checkedRecord(t.UnknownRecord, [], 'Card')
 export type Card = t.TypeOf<typeof Card>

@@ -30,6 +30,9 @@ export const MerchantOrderId = text(
   matches(/^[A-Za-z0-9_-]*$/, 'must contain only digits, letters, dash and underline'),
 )
 
+/** Subscription: `merchant_subscribe_id` string(64); the spec gives it no character set. */
+export const MerchantSubscribeId = text('MerchantSubscribeId', 64)
+
 /** Refund record: `merchant_refund_id` string(64); the spec gives it no character set. */
 export const MerchantRefundId = text('MerchantRefundId', 64)
 

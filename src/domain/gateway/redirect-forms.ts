@@ -1,7 +1,7 @@
 import type * as t from 'io-ts'
 import { AmountText } from '../money.ts'
 import { checkedRecord, recordOf } from './checked-record.ts'
-import { Currency, SignType, SubscriptionMerchantId } from './fields.ts'
+import { Currency, MerchantSubscribeId, SignType, SubscriptionMerchantId } from './fields.ts'
 import { paymentOrderKeyFields } from './payment-order.ts'
 import { absentable, anyText, oneOf, text } from './text-codecs.ts'
 
@@ -40,7 +40,7 @@ export const SubscriptionNotificationType = oneOf('SubscriptionNotificationType'
 export const subscriptionFormFields = {
   required: {
     merchant_id: SubscriptionMerchantId,
-    merchant_subscribe_id: text('merchant_subscribe_id', 64),
+    merchant_subscribe_id: MerchantSubscribeId,
     recurring_bill_id: text('recurring_bill_id', 20),
     status: SubscriptionRedirectStatus,
   },

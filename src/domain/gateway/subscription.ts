@@ -2,7 +2,7 @@ import * as t from 'io-ts'
 import { BangkokDateTimeText, CalendarDateText } from '../bangkok-time.ts'
 import { checkedRecord, onlyFields, recordOf, type CrossCheck, type FieldIssue } from './checked-record.ts'
 import { Customer } from './customer.ts'
-import { ChargeAmount, digits, HttpUrl, RequestCurrency, SubscriptionMerchantId, Version } from './fields.ts'
+import { ChargeAmount, digits, HttpUrl, MerchantSubscribeId, RequestCurrency, SubscriptionMerchantId, Version } from './fields.ts'
 import { SUBSCRIPTION_CANCEL_SERVICE, SUBSCRIPTION_CREATE_SERVICE, SUBSCRIPTION_UPDATE_SERVICE } from './services.ts'
 import { SubscriptionStatus } from './statuses.ts'
 import { absentable, matches, oneOf, text } from './text-codecs.ts'
@@ -57,7 +57,7 @@ const intervalCheck: CrossCheck = (input) => {
 const planFields = {
   version: Version,
   merchant_id: SubscriptionMerchantId,
-  merchant_subscribe_id: text('merchant_subscribe_id', 64),
+  merchant_subscribe_id: MerchantSubscribeId,
   plan_name: text('plan_name', 255),
   interval_type: IntervalType,
   interval: Interval,
@@ -101,7 +101,7 @@ const cancel = recordOf('SubscriptionCancelRequest', {
     version: Version,
     service: oneOf('service', [SUBSCRIPTION_CANCEL_SERVICE]),
     merchant_id: SubscriptionMerchantId,
-    merchant_subscribe_id: text('merchant_subscribe_id', 64),
+    merchant_subscribe_id: MerchantSubscribeId,
   },
   optional: {},
 })
@@ -112,7 +112,7 @@ export type SubscriptionCancelRequest = t.TypeOf<typeof SubscriptionCancelReques
 
 const responseFields = {
   merchant_id: SubscriptionMerchantId,
-  merchant_subscribe_id: text('merchant_subscribe_id', 64),
+  merchant_subscribe_id: MerchantSubscribeId,
   recurring_bill_id: text('recurring_bill_id', 20),
   recurring_bill_status: SubscriptionStatus,
   link_url: text('link_url', 256),

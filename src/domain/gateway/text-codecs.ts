@@ -1,5 +1,8 @@
 import * as t from 'io-ts'
 import { contextFor } from './checked-record.ts'
+import { CHARACTER_RULES, type TextRule } from './text-rules.ts'
+
+export type { TextRule } from './text-rules.ts'
 
 /**
  * Builders of string codecs for gateway fields. Decoded values stay the exact wire text: the signature
@@ -16,9 +19,6 @@ export const lengthOf = (s: string): number => {
   return n
 }
 
-/** A rule on a string: the broken rule's text, or `undefined` when it holds. */
-export type TextRule = (s: string) => string | undefined
-
 export const maxLength =
   (max: number): TextRule =>
   (s) =>
@@ -30,12 +30,14 @@ export const matches =
     re.test(s) ? undefined : rule
 
 /**
- * A string codec reporting every broken rule. An empty string breaks only "must not be empty" (the
- * canonical form drops empty fields, so an empty value would not even be signed); `allowEmpty` lifts that.
+ * A string codec reporting every broken rule: the character rules of every text (text-rules.ts: no
+ * NUL or other control characters, no lone surrogates), then `rules`. An empty string breaks only
+ * "must not be empty" (the canonical form drops empty fields, so an empty value would not even be
+ * signed); `allowEmpty` lifts that.
  */
 export const textWith = (name: string, rules: ReadonlyArray<TextRule>, allowEmpty = false): t.Type<string, string, unknown> => {
-  const broken = (s: string): string[] =>
-    s === '' && !allowEmpty ? ['must not be empty'] : rules.flatMap((rule) => rule(s) ?? [])
+  const all = [...CHARACTER_RULES, ...rules]
+  const broken = (s: string): string[] => (s === '' && !allowEmpty ? ['must not be empty'] : all.flatMap((rule) => rule(s) ?? []))
   return new t.Type<string, string, unknown>(
     name,
     (u): u is string => typeof u === 'string' && broken(u).length === 0,
@@ -74,18 +76,27 @@ export const oneOf = <const V extends readonly [string, ...string[]]>(name: stri
   )
 }
 
+/** The type of an `absentable` codec; `type` is the codec of a value that is present. */
+export class AbsentableType<A, O> extends t.Type<A | null | '', O | null | '', unknown> {
+  readonly _tag = 'AbsentableType' as const
+  readonly type: t.Type<A, O, unknown>
+  constructor(type: t.Type<A, O, unknown>) {
+    super(
+      type.name,
+      (u): u is A | null | '' => u === null || u === '' || type.is(u),
+      (u, c) => (u === null || u === '' ? t.success(u) : type.validate(u, contextFor(c, type))),
+      (a) => {
+        if (a === null) return null
+        if (a === '') return ''
+        return type.encode(a)
+      },
+    )
+    this.type = type
+  }
+}
+
 /**
  * For what the gateway sends (responses, redirect forms, notifications): an optional field that comes
  * as `null` or `""` counts as absent instead of failing (the spec itself has `link_url_app` "may be null").
  */
-export const absentable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null | '', O | null | '', unknown> =>
-  new t.Type<A | null | '', O | null | '', unknown>(
-    codec.name,
-    (u): u is A | null | '' => u === null || u === '' || codec.is(u),
-    (u, c) => (u === null || u === '' ? t.success(u) : codec.validate(u, contextFor(c, codec))),
-    (a) => {
-      if (a === null) return null
-      if (a === '') return ''
-      return codec.encode(a)
-    },
-  )
+export const absentable = <A, O>(codec: t.Type<A, O, unknown>): AbsentableType<A, O> => new AbsentableType(codec)

@@ -227,6 +227,8 @@ export const eventStoreContract = (name: string, makeStore: () => Promise<StoreH
         expect((await left(store.append(stream, [anEvent({ eventId: 'not-a-uuid' })], 'any')))._tag).toBe('InvalidAppend')
         expect((await left(store.append(stream, [anEvent({ metadata: { ...metadata, schemaVersion: 3 } })], 'any')))._tag).toBe('InvalidAppend')
         expect((await left(store.append('$system', [anEvent()], 'any')))._tag).toBe('InvalidAppend')
+        expect((await left(store.append(`${stream}\u0000`, [anEvent()], 'any')))._tag).toBe('InvalidAppend')
+        expect((await left(store.append(`${stream}\ud800`, [anEvent()], 'any')))._tag).toBe('InvalidAppend')
         expect(await right(store.readStream(stream))).toEqual([])
       })
     })

@@ -114,10 +114,16 @@ describe('PostgreSQL event store specifics', () => {
     await close()
   })
 
-  it('reports data jsonb cannot store as an invalid append', async () => {
+  it('reports data jsonb cannot store (NUL, a lone surrogate) as an invalid append, in every append shape', async () => {
     const { store, close } = makeStore()
-    const r = await store.append(`nul-${randomUUID()}`, [anEvent({ text: 'a\u0000b' })], 'any')()
-    expect(E.isLeft(r) && r.left._tag).toBe('InvalidAppend')
+    for (const text of ['a\u0000b', 'a\ud800b', '\udc00']) {
+      const single = await store.append(`nul-${randomUUID()}`, [anEvent({ text })], 'no_stream')()
+      expect(E.isLeft(single) && single.left._tag).toBe('InvalidAppend')
+      const queued = await store.append(`nul-${randomUUID()}`, [anEvent({ text })], 'any')()
+      expect(E.isLeft(queued) && queued.left._tag).toBe('InvalidAppend')
+      const batch = await store.append(`nul-${randomUUID()}`, [anEvent(), anEvent({ text })], 'no_stream')()
+      expect(E.isLeft(batch) && batch.left._tag).toBe('InvalidAppend')
+    }
     await close()
   })
 

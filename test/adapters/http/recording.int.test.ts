@@ -1,19 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeSigner, signedForm } from '../../../src/domain/gateway/signing.ts'
 import type { Sandbox } from '../../../src/sandbox/sandbox.ts'
-import { decodeConfig } from '../../../src/config.ts'
 import { satangCanonicalV1 } from '../../../src/domain/gateway/canonical.ts'
-import { startSatang, type Running } from '../../../src/main.ts'
-import { silentLogger } from '../../../src/logger.ts'
-import { control, gatewayPrivateKey, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../../sandbox/support.ts'
+import type { Running } from '../../../src/main.ts'
+import { control, gatewayPrivateKey, MERCHANT_ID, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../../sandbox/support.ts'
 import { runCli } from '../../support/cli.ts'
 import { envWithoutSatangSettings } from '../../support/process.ts'
 import { readmeExampleBodies } from '../../support/readme-examples.ts'
 import { freshDatabase } from './database.ts'
+import { startTestSatang } from './satang.ts'
 
 /**
  * satang in this process on a real PostgreSQL database, with the sandbox (also in this process) as its
@@ -62,21 +60,7 @@ beforeAll(async () => {
   db = await freshDatabase('rec')
   sandbox = await startSandbox()
   merchant = await startMerchantServer()
-  writeFileSync(join(dir, 'merchant.pem'), MERCHANT_PRIVATE_KEY_PEM)
-  writeFileSync(join(dir, 'gateway.pem'), GATEWAY_PUBLIC_KEY_PEM)
-  const config = decodeConfig({
-    SATANG_DATABASE_URL: db.url,
-    SATANG_GATEWAY_BASE_URL: sandbox.url,
-    SATANG_MERCHANT_ID: MERCHANT_ID,
-    SATANG_MERCHANT_PRIVATE_KEY_FILE: join(dir, 'merchant.pem'),
-    SATANG_GATEWAY_PUBLIC_KEY_FILE: join(dir, 'gateway.pem'),
-    SATANG_HTTP_PORT: '0',
-    SATANG_API_TOKENS: `test:${TOKEN}:payments:write+read+audit`,
-    SATANG_DATA_DIR: dir,
-    SATANG_LOG_LEVEL: 'silent',
-  })
-  if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  satang = await startSatang(config.right, silentLogger())
+  satang = await startTestSatang({ databaseUrl: db.url, gatewayUrl: sandbox.url, dir, token: TOKEN })
 })
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { makeHttpServer, makeMetricsRegistry } from '../../../src/adapters/http/
 import { registerV1Routes } from '../../../src/adapters/http/v1-routes.ts'
 import type { RecordingDeps } from '../../../src/application/deps.ts'
 import { makeRecording, type Recording } from '../../../src/application/index.ts'
-import { silentLogger } from '../../../src/logger.ts'
+import { silentLogger, type Logger } from '../../../src/logger.ts'
 import { makeMemoryEventStore, type MemoryEventStore } from '../../application/memory-event-store.ts'
 import { makeFakeGateway, testDeps, type FakeGateway } from '../../application/support.ts'
 
@@ -23,14 +23,17 @@ export const bearer = (name: 'writer' | 'reader' | 'auditor' | 'all'): Record<st
 
 export type TestApi = { readonly app: FastifyInstance; readonly store: MemoryEventStore; readonly gateway: FakeGateway; readonly recording: Recording }
 
-/** The HTTP service with /v1 and /callbacks over an in-memory store and a scripted gateway (fastify `inject`, no sockets). */
-export const makeTestApi = (over: Partial<RecordingDeps> = {}): TestApi => {
+/**
+ * The HTTP service with /v1 and /callbacks over an in-memory store and a scripted gateway (fastify
+ * `inject`, no sockets); `log` is the HTTP server's logger.
+ */
+export const makeTestApi = (over: Partial<RecordingDeps> = {}, log: Logger = silentLogger()): TestApi => {
   const store = makeMemoryEventStore()
   const gateway = makeFakeGateway()
   const deps = testDeps(store, gateway, over)
   const recording = makeRecording(deps)
   const app = makeHttpServer({
-    log: silentLogger(),
+    log,
     version: 'test',
     metrics: makeMetricsRegistry(),
     checks: [],

@@ -1,5 +1,6 @@
 import * as t from 'io-ts'
 import { oneOf } from '../../gateway/text-codecs.ts'
+import { escapeRefusedCharacters, escapeRefusedFields } from '../../gateway/text-rules.ts'
 import { Instant, nullable, ViolationCodec } from '../codecs.ts'
 import { defineEvent, type DomainEventOf } from '../define-event.ts'
 import type { Violation } from '../../violations.ts'
@@ -21,7 +22,9 @@ export type CallbackRejectionReason = t.TypeOf<typeof CallbackRejectionReason>
 /**
  * A callback that was refused: its signature did not verify, or it could not be decoded. Kept for
  * audit only; it changes no state. `callbackId` identifies the delivery attempt (the application's
- * request id); `payload` is what could be parsed of it, payer data redacted, or null.
+ * request id); `payload` is what could be parsed of it, payer data redacted, or null. Characters no
+ * text may hold (NUL and other control characters, lone surrogates: text-rules.ts) are kept in
+ * `payload` and in violation paths as `\uXXXX` escapes, so that such a callback can be kept at all.
  */
 const V1 = t.strict(
   {
@@ -58,10 +61,10 @@ export const rejectCallback = (r: CallbackRejection): CallbackRejected =>
     callback: r.callback,
     reason: r.reason,
     detail: r.detail,
-    violations: [...r.violations],
+    violations: r.violations.map((v) => ({ path: escapeRefusedCharacters(v.path), rule: escapeRefusedCharacters(v.rule) })),
     callbackId: r.callbackId,
     receivedAt: r.receivedAt,
-    payload: r.payload === null ? null : redactPayerData(r.payload),
+    payload: r.payload === null ? null : redactPayerData(escapeRefusedFields(r.payload)),
   })
 
 /** The rejection of a callback whose signature did not verify. */
