@@ -12,7 +12,7 @@ import type { RecordingDeps } from './deps.ts'
 import { makePayments, type Payments } from './payments.ts'
 import { makeResolver, type Resolver } from './payment-resolution.ts'
 import { makeRefunds, type Refunds } from './refunds.ts'
-import { invalid, notFound, ok, unreadable, type ApiResult } from './results.ts'
+import { invalid, notFound, ok, unreadable, type UseCaseResult } from './results.ts'
 import { makeSubscriptions, type Subscriptions } from './subscriptions.ts'
 
 export type AuditKind = 'order' | 'refund' | 'subscription'
@@ -50,12 +50,12 @@ export type Recording = {
   readonly subscriptions: Subscriptions
   readonly callbacks: Callbacks
   readonly resolver: Resolver
-  readonly audit: (kind: AuditKind, id: string) => Promise<ApiResult>
+  readonly audit: (kind: AuditKind, id: string) => Promise<UseCaseResult>
 }
 
 export const makeRecording = (deps: RecordingDeps): Recording => {
   const resolver = makeResolver(deps)
-  const audit = async (kind: AuditKind, id: string): Promise<ApiResult> => {
+  const audit = async (kind: AuditKind, id: string): Promise<UseCaseResult> => {
     const problem = auditIdProblem(kind, id)
     if (problem !== null) return invalid(problem.rules.map((rule) => ({ path: 'id', rule: `${rule} (${problem.field})` })))
     const trail = await readAuditTrail(deps, streamOf(kind, deps.merchantId, id))()
@@ -73,4 +73,4 @@ export const makeRecording = (deps: RecordingDeps): Recording => {
 }
 
 export type { RecordingDeps } from './deps.ts'
-export type { ApiResult, CallbackResult } from './results.ts'
+export type { UseCaseResult, CallbackResult } from './results.ts'

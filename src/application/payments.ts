@@ -17,7 +17,7 @@ import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import type { Resolver } from './payment-resolution.ts'
 import { paymentView } from '../domain/order/view.ts'
-import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type ApiResult } from './results.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type UseCaseResult } from './results.ts'
 import { load, orderKind, record } from './streams.ts'
 import type { OrderRejection } from '../domain/order/index.ts'
 
@@ -33,7 +33,7 @@ type Parsed =
 /**
  * The merchant's request is the gateway request of the spec (endpoint 1 or 4) without `version`;
  * `merchant_id` may be left out (it is satang's merchant), and for a checkout `service` too. It is
- * validated with the gateway codecs, so a 400 lists every rule the gateway spec would break.
+ * validated with the gateway codecs, so an invalid request lists every rule the gateway spec would break.
  */
 export const parsePaymentRequest = (operation: Operation, input: unknown, merchantId: string): E.Either<ReadonlyArray<Violation>, Parsed> => {
   if (!t.UnknownRecord.is(input)) return E.left([{ path: '', rule: 'must be a JSON object' }])
@@ -94,14 +94,14 @@ const sameOrder = (o: Order, c: CreateOrder): ReadonlyArray<string> => {
   return pairs.filter(([, a, b]) => a !== b).map(([field]) => field)
 }
 
-const storeProblem = (e: HandleError<OrderRejection>): ApiResult => notRecorded(e, (r) => r._tag)
+const storeProblem = (e: HandleError<OrderRejection>): UseCaseResult => notRecorded(e, (r) => r._tag)
 
 /** How the create's outcome is recorded, and what the merchant is answered (`undefined`: unknown, resolved by query). */
 type Outcome = {
   readonly command: OrderCommand
   readonly source: EventSource
   readonly traceId: string | null
-  readonly answer: (view: JsonObject) => ApiResult | undefined
+  readonly answer: (view: JsonObject) => UseCaseResult | undefined
 }
 
 const unknownOutcome = (reason: 'timeout' | 'reset' | 'http_5xx' | 'bad_response', httpStatus: number | null, traceId: string | null, since: Date): Outcome => ({
@@ -144,8 +144,8 @@ const failureOutcome = (e: GatewayError, now: Date): Outcome => {
 }
 
 export type Payments = {
-  readonly create: (operation: Operation, input: unknown, cause: Cause) => Promise<ApiResult>
-  readonly get: (merchantOrderId: string, refresh: boolean, cause: Cause) => Promise<ApiResult>
+  readonly create: (operation: Operation, input: unknown, cause: Cause) => Promise<UseCaseResult>
+  readonly get: (merchantOrderId: string, refresh: boolean, cause: Cause) => Promise<UseCaseResult>
 }
 
 export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments => {
@@ -161,12 +161,12 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
   }
 
   /** The payment from the `orders` read model (see `projectedState`). */
-  const projectedView = async (stream: string): Promise<ApiResult | undefined> => {
+  const projectedView = async (stream: string): Promise<UseCaseResult | undefined> => {
     const projected = await freshProjection(deps, stream, (q) => q.paymentView(stream))
     return projected === undefined ? undefined : ok({ ...projected.value, ...servedFrom(projected.position) }, 'ok')
   }
 
-  const answerWithView = async (stream: string, status: 'created' | 'ok' | 'accepted', extra: JsonObject = {}): Promise<ApiResult> => {
+  const answerWithView = async (stream: string, status: 'created' | 'ok' | 'accepted', extra: JsonObject = {}): Promise<UseCaseResult> => {
     const v = await viewOf(stream)
     if (v === undefined) return unavailable('the event store could not be read')
     return v.view === null ? notFound('no such payment') : ok({ ...v.view, ...extra }, status)
@@ -179,9 +179,9 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
    * The same create again, while or after another request sent it: never sent twice. The answer is the
    * winner's outcome, so a replay waits while the create is in flight (here, or in another satang
    * process, seen through the stream) for at most the time a create can stay in flight. Past that, it
-   * answers 202 with the order as it stands; the outcome is resolved by query as for any unknown one.
+   * answers `accepted` with the order as it stands; the outcome is resolved by query as for any unknown one.
    */
-  const replay = async (stream: string): Promise<ApiResult> => {
+  const replay = async (stream: string): Promise<UseCaseResult> => {
     const deadline = deps.now().getTime() + deps.resolve.notFoundAfterMs
     for (let pause = 5; ; pause = Math.min(pause * 2, 250)) {
       // Only its settling matters here: the winner answers its own request with its failure, if any.
@@ -198,7 +198,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
   }
 
   /** Records the create's outcome; the answer the merchant gets. */
-  const recordOutcome = async (stream: string, chain: Cause, answer: E.Either<GatewayError, CreateAnswer>): Promise<ApiResult> => {
+  const recordOutcome = async (stream: string, chain: Cause, answer: E.Either<GatewayError, CreateAnswer>): Promise<UseCaseResult> => {
     const now = deps.now()
     const outcome: Outcome = E.isRight(answer)
       ? {
@@ -223,7 +223,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     return ok(view, 'accepted')
   }
 
-  const create = async (operation: Operation, input: unknown, cause: Cause): Promise<ApiResult> => {
+  const create = async (operation: Operation, input: unknown, cause: Cause): Promise<UseCaseResult> => {
     const parsed = parsePaymentRequest(operation, input, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const p = parsed.right
@@ -285,7 +285,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     }
   }
 
-  const sendAndRecord = async (stream: string, chain: Cause, send: () => Promise<E.Either<GatewayError, CreateAnswer>>): Promise<ApiResult> => {
+  const sendAndRecord = async (stream: string, chain: Cause, send: () => Promise<E.Either<GatewayError, CreateAnswer>>): Promise<UseCaseResult> => {
     // While it is in flight, a resolution must not take the missing outcome for an interruption.
     resolver.inFlight.add(stream)
     let answer: E.Either<GatewayError, CreateAnswer>
@@ -298,7 +298,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
     return recordOutcome(stream, chain, answer)
   }
 
-  const get = async (merchantOrderId: string, refresh: boolean, cause: Cause): Promise<ApiResult> => {
+  const get = async (merchantOrderId: string, refresh: boolean, cause: Cause): Promise<UseCaseResult> => {
     if (!MerchantOrderId.is(merchantOrderId)) return invalid([{ path: 'merchant_order_id', rule: 'must be at most 64 digits, letters, dash and underline' }])
     const stream = orderStreamName(deps.merchantId, merchantOrderId)
     if (!refresh) {
@@ -329,7 +329,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
 }
 
 /** A failed query or command as the merchant API answers it. */
-export const gatewayFailure = (e: GatewayError): ApiResult => {
+export const gatewayFailure = (e: GatewayError): UseCaseResult => {
   switch (e._tag) {
     case 'GatewayRejected':
       return { _tag: 'GatewayRejected', code: e.code, message: e.message, traceId: e.traceId }

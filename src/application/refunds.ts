@@ -10,7 +10,7 @@ import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
 import { gatewayFailure } from './payments.ts'
 import { loadRefundOrderContext } from './refund-context.ts'
-import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type ApiResult } from './results.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type UseCaseResult } from './results.ts'
 import { load, orderKind, record, refundKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
@@ -49,8 +49,8 @@ export const refundView = (r: Refund): JsonObject => ({
 export const TrackRefundRequest = t.intersection([t.type({ merchant_refund_id: MerchantRefundId, merchant_order_id: MerchantOrderId }), t.partial({ merchant_id: t.unknown })])
 
 export type Refunds = {
-  readonly track: (input: unknown, cause: Cause) => Promise<ApiResult>
-  readonly get: (merchantRefundId: string, refresh: boolean, cause: Cause) => Promise<ApiResult>
+  readonly track: (input: unknown, cause: Cause) => Promise<UseCaseResult>
+  readonly get: (merchantRefundId: string, refresh: boolean, cause: Cause) => Promise<UseCaseResult>
 }
 
 /**
@@ -60,14 +60,14 @@ export type Refunds = {
 export const makeRefunds = (deps: RecordingDeps): Refunds => {
   const recordRefund = record(deps, refundKind)
 
-  const view = async (stream: string, status: 'created' | 'ok', extra: JsonObject = {}): Promise<ApiResult> => {
+  const view = async (stream: string, status: 'created' | 'ok', extra: JsonObject = {}): Promise<UseCaseResult> => {
     const loaded = await load(deps, refundKind, stream)()
     if (E.isLeft(loaded)) return unreadable(loaded.left)
     const s = loaded.right.state
     return s._tag === 'Refund' ? ok({ ...refundView(s), ...extra }, status) : notFound('no such refund is tracked')
   }
 
-  const track = async (input: unknown, cause: Cause): Promise<ApiResult> => {
+  const track = async (input: unknown, cause: Cause): Promise<UseCaseResult> => {
     if (!t.UnknownRecord.is(input)) return invalid([{ path: '', rule: 'must be a JSON object' }])
     const own: Violation[] = []
     if (input['merchant_id'] !== undefined && input['merchant_id'] !== deps.merchantId) own.push({ path: 'merchant_id', rule: `must be ${deps.merchantId} (the merchant this satang serves) or absent` })
@@ -91,7 +91,7 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
     return view(stream, done.right.appended.length > 0 ? 'created' : 'ok')
   }
 
-  const get = async (merchantRefundId: string, refresh: boolean, cause: Cause): Promise<ApiResult> => {
+  const get = async (merchantRefundId: string, refresh: boolean, cause: Cause): Promise<UseCaseResult> => {
     const checked = decodeAt('merchant_refund_id', MerchantRefundId, merchantRefundId)
     if (E.isLeft(checked)) return invalid(checked.left)
     const stream = refundStreamName(deps.merchantId, merchantRefundId)

@@ -3,42 +3,42 @@ import { describeCause, describeHandleError, type HandleError, type StreamUnread
 import type { Violation } from '../domain/violations.ts'
 
 /**
- * What a merchant API operation answers, before HTTP: the adapter maps each tag to a status code and
- * the JSON error shape. Views are JSON already. `cause` (of the 5xx answers) is for the log only: one
- * line naming what failed underneath, never sent to the client and never carrying payloads.
+ * What a use case answers, in the application's words. The HTTP adapter alone turns each into a status
+ * code and the JSON error shape (src/adapters/http/replies.ts). Views are JSON already. `cause` (of
+ * the failures below) is for the log only: one line naming what failed underneath, never shown to the
+ * caller and never carrying payloads.
  */
-export type ApiResult =
-  /** `created` (201), `ok` (200), `accepted` (202: recorded, outcome still being resolved). */
+export type UseCaseResult =
+  /** Done: `created` (a new order, refund or subscription), `ok` (read or replayed), `accepted` (recorded, its outcome still being resolved). */
   | { readonly _tag: 'Ok'; readonly status: 'created' | 'ok' | 'accepted'; readonly body: JsonObject }
-  /** 400: every violated rule. */
+  /** The input breaks rules: every violated rule, by field. */
   | { readonly _tag: 'InvalidRequest'; readonly violations: ReadonlyArray<Violation> }
-  /** 404. */
   | { readonly _tag: 'NotFound'; readonly message: string }
-  /** 409: the request contradicts what is recorded (another order under the same id, …). */
+  /** The request contradicts what is recorded (another order under the same id, …). */
   | { readonly _tag: 'Conflict'; readonly message: string; readonly details?: Json }
-  /** 422: the gateway refused the request with an error code; recorded. */
+  /** The gateway refused the request with an error code; recorded. */
   | { readonly _tag: 'GatewayRejected'; readonly code: number; readonly message: string; readonly traceId: string; readonly body?: JsonObject }
-  /** 502/503: the gateway could not be reached or answered nonsense; nothing was changed at the gateway. */
+  /** The gateway could not be reached or answered nonsense; nothing was changed at the gateway. */
   | { readonly _tag: 'GatewayUnavailable'; readonly message: string; readonly retriable: boolean; readonly cause?: string }
-  /** 503: the event store failed; the operation may be retried. */
+  /** The event store failed; the operation may be retried. */
   | { readonly _tag: 'Unavailable'; readonly message: string; readonly cause?: string }
 
-export const ok = (body: JsonObject, status: 'created' | 'ok' | 'accepted' = 'ok'): ApiResult => ({ _tag: 'Ok', status, body })
-export const invalid = (violations: ReadonlyArray<Violation>): ApiResult => ({ _tag: 'InvalidRequest', violations })
-export const notFound = (message: string): ApiResult => ({ _tag: 'NotFound', message })
-export const conflict = (message: string, details?: Json): ApiResult => (details === undefined ? { _tag: 'Conflict', message } : { _tag: 'Conflict', message, details })
-export const unavailable = (message: string, cause?: string): ApiResult => (cause === undefined ? { _tag: 'Unavailable', message } : { _tag: 'Unavailable', message, cause })
+export const ok = (body: JsonObject, status: 'created' | 'ok' | 'accepted' = 'ok'): UseCaseResult => ({ _tag: 'Ok', status, body })
+export const invalid = (violations: ReadonlyArray<Violation>): UseCaseResult => ({ _tag: 'InvalidRequest', violations })
+export const notFound = (message: string): UseCaseResult => ({ _tag: 'NotFound', message })
+export const conflict = (message: string, details?: Json): UseCaseResult => (details === undefined ? { _tag: 'Conflict', message } : { _tag: 'Conflict', message, details })
+export const unavailable = (message: string, cause?: string): UseCaseResult => (cause === undefined ? { _tag: 'Unavailable', message } : { _tag: 'Unavailable', message, cause })
 
-/** A stream that could not be read: 503, with the reason for the log. */
-export const unreadable = (e: StreamUnreadable | EventStoreFailure): ApiResult =>
+/** A stream that could not be read: unavailable, with the reason for the log. */
+export const unreadable = (e: StreamUnreadable | EventStoreFailure): UseCaseResult =>
   unavailable('the event store could not be read', e._tag === 'EventStoreFailure' ? `event store ${e.operation} failed: ${describeCause(e.cause)}` : describeHandleError(e, () => ''))
 
 /**
  * A command that could not be recorded. An append the store refuses as malformed (InvalidAppend, such
- * as text PostgreSQL cannot store) is the request's doing: repeating it cannot help, so it is a 400
- * naming the problem, never a retriable 503. Every other failure is 503.
+ * as text PostgreSQL cannot store) is the request's doing: repeating it cannot help, so it is invalid
+ * input naming the problem, never a retriable failure. Every other failure is `Unavailable`.
  */
-export const notRecorded = <R>(e: HandleError<R>, describeRejection: (r: R) => string): ApiResult => {
+export const notRecorded = <R>(e: HandleError<R>, describeRejection: (r: R) => string): UseCaseResult => {
   if (e._tag === 'InvalidAppend') return invalid([{ path: '', rule: `cannot be recorded: ${e.reason}` }])
   const message = `the event store could not record it: ${describeHandleError(e, describeRejection)}`
   return e._tag === 'EventStoreFailure' ? unavailable(message, describeCause(e.cause)) : unavailable(message)

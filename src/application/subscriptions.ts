@@ -12,7 +12,7 @@ import { needsReview, subscriptionStatusOf, subscriptionStreamName, type Subscri
 import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
 import type { HandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
-import { conflict, invalid, notFound, notRecorded, ok, unreadable, type ApiResult } from './results.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unreadable, type UseCaseResult } from './results.ts'
 import { load, record, subscriptionKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
@@ -57,7 +57,7 @@ export const subscriptionView = (s: Subscription): JsonObject => ({
   merchant_urls: { notify_url: s.merchantUrls.notifyUrl, redirect_url: s.merchantUrls.redirectUrl },
 })
 
-const rejected = (e: HandleError<SubscriptionRejection>): ApiResult => {
+const rejected = (e: HandleError<SubscriptionRejection>): UseCaseResult => {
   if (e._tag !== 'Rejected') return notRecorded(e, () => 'rejected')
   const r = e.rejection
   switch (r._tag) {
@@ -100,10 +100,10 @@ const parse = <A>(codec: t.Type<A, unknown, unknown>, input: unknown, service: s
 }
 
 export type Subscriptions = {
-  readonly create: (input: unknown, cause: Cause) => Promise<ApiResult>
-  readonly update: (merchantSubscribeId: string, input: unknown, cause: Cause) => Promise<ApiResult>
-  readonly cancel: (merchantSubscribeId: string, cause: Cause) => Promise<ApiResult>
-  readonly get: (merchantSubscribeId: string) => Promise<ApiResult>
+  readonly create: (input: unknown, cause: Cause) => Promise<UseCaseResult>
+  readonly update: (merchantSubscribeId: string, input: unknown, cause: Cause) => Promise<UseCaseResult>
+  readonly cancel: (merchantSubscribeId: string, cause: Cause) => Promise<UseCaseResult>
+  readonly get: (merchantSubscribeId: string) => Promise<UseCaseResult>
 }
 
 /**
@@ -114,7 +114,7 @@ export type Subscriptions = {
 export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   const recordSubscription = record(deps, subscriptionKind)
 
-  const view = async (stream: string, status: 'created' | 'ok' | 'accepted'): Promise<ApiResult> => {
+  const view = async (stream: string, status: 'created' | 'ok' | 'accepted'): Promise<UseCaseResult> => {
     const loaded = await load(deps, subscriptionKind, stream)()
     if (E.isLeft(loaded)) return unreadable(loaded.left)
     const s = loaded.right.state
@@ -122,7 +122,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
   }
 
   /** Records a definite failure or an unknown outcome of the pending request; the answer for the merchant. */
-  const recordFailure = async (stream: string, cause: Cause, e: GatewayError): Promise<ApiResult> => {
+  const recordFailure = async (stream: string, cause: Cause, e: GatewayError): Promise<UseCaseResult> => {
     const now = deps.now()
     const failed = (failure: RequestFailure) =>
       recordSubscription(stream, () => ({ type: 'RecordSubscriptionRequestFailed', failure, failedAt: now }), { cause, ...(failure.reason === 'gateway_rejected' ? { traceId: failure.traceId } : {}) })()
@@ -158,7 +158,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
     }
   }
 
-  const create = async (input: unknown, cause: Cause): Promise<ApiResult> => {
+  const create = async (input: unknown, cause: Cause): Promise<UseCaseResult> => {
     const parsed = parse(SubscriptionCreateRequest, input, SUBSCRIPTION_CREATE_SERVICE, null, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const merchantRequest = parsed.right
@@ -186,7 +186,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
     return E.isLeft(done) ? rejected(done.left) : view(stream, 'created')
   }
 
-  const update = async (merchantSubscribeId: string, input: unknown, cause: Cause): Promise<ApiResult> => {
+  const update = async (merchantSubscribeId: string, input: unknown, cause: Cause): Promise<UseCaseResult> => {
     const parsed = parse(SubscriptionUpdateRequest, input, SUBSCRIPTION_UPDATE_SERVICE, merchantSubscribeId, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const body = parsed.right
@@ -203,7 +203,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
     return E.isLeft(done) ? rejected(done.left) : view(stream, 'ok')
   }
 
-  const cancel = async (merchantSubscribeId: string, cause: Cause): Promise<ApiResult> => {
+  const cancel = async (merchantSubscribeId: string, cause: Cause): Promise<UseCaseResult> => {
     const parsed = parse(SubscriptionCancelRequest, {}, SUBSCRIPTION_CANCEL_SERVICE, merchantSubscribeId, deps.merchantId)
     if (E.isLeft(parsed)) return invalid(parsed.left)
     const body = parsed.right
@@ -222,7 +222,7 @@ export const makeSubscriptions = (deps: RecordingDeps): Subscriptions => {
     return E.isLeft(done) ? rejected(done.left) : view(stream, 'ok')
   }
 
-  const get = async (merchantSubscribeId: string): Promise<ApiResult> => {
+  const get = async (merchantSubscribeId: string): Promise<UseCaseResult> => {
     const checked = decodeAt('merchant_subscribe_id', MerchantSubscribeId, merchantSubscribeId)
     if (E.isLeft(checked)) return invalid(checked.left)
     const stream = subscriptionStreamName(deps.merchantId, merchantSubscribeId)

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { makeRecording } from '../../src/application/index.ts'
-import type { ApiResult } from '../../src/application/results.ts'
+import type { UseCaseResult } from '../../src/application/results.ts'
 import { makeMemoryEventStore } from './memory-event-store.ts'
 import { CALLBACKS, cause, eventsOf, makeClock, makeFakeGateway, MERCHANT_ID, refused, rejected, testDeps, timedOut, typesOf } from './support.ts'
 
@@ -43,7 +43,7 @@ const queryAnswer = (status: string) =>
     create_time: '2026-11-21 10:00:00',
   })
 
-const body = (r: ApiResult): Record<string, unknown> => {
+const body = (r: UseCaseResult): Record<string, unknown> => {
   if (r._tag !== 'Ok') throw new Error(`expected Ok, got ${JSON.stringify(r)}`)
   return r.body
 }

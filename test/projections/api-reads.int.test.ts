@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeRecording } from '../../src/application/index.ts'
-import type { ApiResult } from '../../src/application/results.ts'
+import type { UseCaseResult } from '../../src/application/results.ts'
 import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { fold, isPaid } from '../../src/domain/order/index.ts'
 import { redirectReceived } from '../../src/domain/events/common/redirect-received.ts'
@@ -40,7 +40,7 @@ describe('GET answers from the read models', () => {
     await db.drop()
   })
 
-  const body = (r: ApiResult): Record<string, unknown> => {
+  const body = (r: UseCaseResult): Record<string, unknown> => {
     if (r._tag !== 'Ok') throw new Error(`expected 200, got ${JSON.stringify(r)}`)
     return r.body
   }

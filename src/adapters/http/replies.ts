@@ -1,18 +1,22 @@
 import type { FastifyReply } from 'fastify'
-import type { ApiResult } from '../../application/results.ts'
+import type { UseCaseResult } from '../../application/results.ts'
 import { invalidRequest, sendError } from './errors.ts'
 
 /**
  * Every 5xx is logged with its cause (the result's `cause`, else its message): the route, never the
  * body, so no payer data. The request id comes with the request's logger.
  */
-const failed = (reply: FastifyReply, status: number, r: Extract<ApiResult, { readonly _tag: 'GatewayUnavailable' | 'Unavailable' }>): FastifyReply => {
+const failed = (reply: FastifyReply, status: number, r: Extract<UseCaseResult, { readonly _tag: 'GatewayUnavailable' | 'Unavailable' }>): FastifyReply => {
   reply.log.error({ status, error: r._tag, cause: r.cause ?? r.message, method: reply.request.method, route: reply.request.routeOptions.url }, `answered ${String(status)}: ${r.message}`)
   return reply
 }
 
-/** The HTTP answer of a merchant API result (see README "Merchant API" for the table). */
-export const replyWith = (reply: FastifyReply, r: ApiResult): FastifyReply => {
+/**
+ * The HTTP answer of a use case result: the one place that knows the status codes (see README
+ * "Merchant API" for the table). created 201, ok 200, accepted 202, invalid 400, not found 404,
+ * conflict 409, gateway rejected 422, gateway unavailable 503 (retriable) or 502, store unavailable 503.
+ */
+export const replyWith = (reply: FastifyReply, r: UseCaseResult): FastifyReply => {
   switch (r._tag) {
     case 'Ok':
       return reply.code(r.status === 'created' ? 201 : r.status === 'accepted' ? 202 : 200).send(r.body)

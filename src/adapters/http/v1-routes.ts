@@ -11,7 +11,7 @@ import { replyWith } from './replies.ts'
 
 /**
  * The merchant API under `/v1` (JSON; bearer tokens with scopes). Each route only parses the HTTP
- * parts (path, query, body) and hands them to the application; the answers are `ApiResult`s.
+ * parts (path, query, body) and hands them to the application; the answers are `UseCaseResult`s.
  */
 export type V1Deps = {
   readonly recording: Pick<Recording, 'payments' | 'refunds' | 'subscriptions' | 'audit'>

@@ -2,7 +2,7 @@ import type { Mismatch } from '../events/common/discrepancy-observed.ts'
 import type { Violation } from '../violations.ts'
 import type { PaymentRequestPhase } from './state.ts'
 
-/** Commands the order aggregate refuses. Part of the API: the application maps them to answers (409, 404, 400). */
+/** Commands the order aggregate refuses. Part of the API: the application maps them to its results (conflict, not found, invalid). */
 export type OrderRejection =
   | { readonly _tag: 'OrderAlreadyExists'; readonly merchantId: string; readonly merchantOrderId: string }
   | { readonly _tag: 'InvalidOrder'; readonly violations: ReadonlyArray<Violation> }
