@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -72,17 +72,22 @@ describe('satang up on embedded defaults', () => {
       await killed.stop('SIGKILL')
       const pidFile = join(dir, '.satang', 'postgres', 'postmaster.pid')
       expect(existsSync(pidFile)).toBe(true) // the server outlived the process that started it
+      const lockFile = join(dir, '.satang', 'satang.lock')
+      expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: killed.child.pid }) // and so did its lock
 
       const next = startSatangProcess(['up'], { env, cwd: dir })
       try {
         await next.waitFor(/satang: up\./, 90_000)
         expect(next.stdout()).toContain('server left running by a previous satang taken over')
+        expect(next.stderr()).toContain('which no longer runs') // the stale lock was replaced
+        expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: next.child.pid })
         const health = await fetch(`http://127.0.0.1:${String(env['SATANG_HTTP_PORT'])}/healthz`)
         expect(health.status).toBe(200)
       } finally {
         expect(await next.stop('SIGTERM')).toBe(0)
       }
       expect(existsSync(pidFile)).toBe(false) // and the clean stop stopped the adopted server too
+      expect(existsSync(lockFile)).toBe(false)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
