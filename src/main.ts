@@ -22,6 +22,7 @@ import { CALLBACK_PATHS, registerCallbackRoutes } from './adapters/http/callback
 import { makeHttpServer, makeMetricsRegistry } from './adapters/http/server.ts'
 import { registerLedgerRoutes } from './adapters/http/ledger-routes.ts'
 import { registerV1Routes } from './adapters/http/v1-routes.ts'
+import { describeHolder, lockDataDir, type InstanceLock } from './adapters/os/instance-lock.ts'
 import { startEmbeddedPostgres } from './adapters/postgres/embedded.ts'
 import { makeKnex, makePostgresPool } from './platform/postgres/pool.ts'
 import { migrateEventStore } from './adapters/postgres/migrations/eventstore.ts'
@@ -41,6 +42,12 @@ export { READ_MODEL_SCHEMA }
 export class StartupError extends Error {
   override readonly name = 'StartupError'
 }
+
+/**
+ * Another satang owns the data directory (holds its lock): this one refuses to start rather than share
+ * its embedded PostgreSQL, sandbox state and keys. `satang up` exits with code 3.
+ */
+export class DataDirInUse extends StartupError {}
 
 /** Reads `SATANG_CONFIG` (if set) and the environment, and decodes them; stops with every problem named. */
 export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<Config> => {
@@ -72,6 +79,17 @@ export const rootLogger = (config: Config): Logger => makeLogger({ level: config
 const dataPath = (config: Config, ...parts: string[]): string => {
   const base = isAbsolute(config.SATANG_DATA_DIR) ? config.SATANG_DATA_DIR : resolve(process.cwd(), config.SATANG_DATA_DIR)
   return join(base, ...parts)
+}
+
+/** Takes the data directory's lock for `command`, or fails naming the satang that holds it. */
+const lockDataDirOf = async (config: Config, log: Logger, command: string, whenHeld = ''): Promise<InstanceLock> => {
+  const locked = await lockDataDir({ log }, dataPath(config), command)
+  if (E.isRight(locked)) return locked.right
+  const f = locked.left
+  if (f._tag === 'LockFailed') throw new StartupError(`SATANG_DATA_DIR: ${f.message}`)
+  throw new DataDirInUse(
+    `the data directory ${dataPath(config)} is in use by ${describeHolder(f.holder)}${whenHeld}; stop that satang first, or give this one its own SATANG_DATA_DIR (lock file ${f.path})`,
+  )
 }
 
 /** Where the read models and (by default) the event log live, and how it was reached. */
@@ -106,10 +124,10 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
 
 /**
  * The database of a running (or stopped) satang, for tools such as `satang audit`: the configured URL;
- * else the embedded cluster — the one `satang up` is running on its port, or started here and stopped
- * again by `close`.
+ * else the embedded cluster — the one `satang up` is running on its port (as a client, never its
+ * owner), or started here, holding the data directory's lock, and stopped again by `close`.
  */
-export const openDatabaseForTool = async (config: Config, log: Logger): Promise<Database> => {
+export const openDatabaseForTool = async (config: Config, log: Logger, command = 'a satang command'): Promise<Database> => {
   if (config.SATANG_DATABASE_URL !== undefined) return openDatabase(config, log)
   const port = config.SATANG_EMBEDDED_PG_PORT
   const running = makePostgresPool({ url: `postgres://postgres:satang@127.0.0.1:${String(port)}/satang`, connectionTimeoutMs: 2_000 }, log)
@@ -119,7 +137,19 @@ export const openDatabaseForTool = async (config: Config, log: Logger): Promise<
   )
   if (reachable) return { pool: running, description: `embedded PostgreSQL on 127.0.0.1:${String(port)} (running)`, close: () => running.end() }
   await running.end()
-  return openDatabase(config, log)
+  // Starting the embedded server makes this command its owner for a while: only with the data directory's lock.
+  const lock = await lockDataDirOf(config, log, command, `, whose database does not answer on port ${String(port)}`)
+  const db = await openDatabase(config, log).catch(async (e: unknown) => {
+    await lock.release()
+    throw e
+  })
+  return {
+    ...db,
+    close: async () => {
+      await db.close()
+      await lock.release()
+    },
+  }
 }
 
 /**
@@ -417,8 +447,12 @@ export const statusTables = (config: Config): { readonly payment: StatusTable; r
 /** `satang up`: database (embedded by default), migrations, event store, gateway (or the sandbox), HTTP service. */
 export const startSatang = async (config: Config, log: Logger): Promise<Running> => {
   const tables = statusTables(config) // fails fast, before anything starts
-  const db = await openDatabase(config, log)
-  const closers: Array<() => Promise<void>> = [db.close]
+  const lock = await lockDataDirOf(config, log, 'satang up')
+  const db = await openDatabase(config, log).catch(async (e: unknown) => {
+    await lock.release()
+    throw e
+  })
+  const closers: Array<() => Promise<void>> = [lock.release, db.close]
   const stop = async (): Promise<void> => {
     for (const close of closers.reverse()) await close()
   }
@@ -483,6 +517,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
     })
     const httpUrl = await app.listen({ host: config.SATANG_HTTP_HOST, port: config.SATANG_HTTP_PORT })
     closers.push(() => app.close())
+    await lock.describe({ url: httpUrl })
     const address = app.server.address()
     const port = typeof address === 'object' && address !== null ? address.port : config.SATANG_HTTP_PORT
     const publicUrl = (config.SATANG_PUBLIC_URL ?? `http://${urlHost(config.SATANG_HTTP_HOST)}:${String(port)}`).replace(/\/+$/, '')

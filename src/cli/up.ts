@@ -1,12 +1,12 @@
 import type { Command } from 'commander'
-import { StartupError, loadConfig, migrate, openDatabase, rootLogger, startSatang } from '../main.ts'
+import { DataDirInUse, StartupError, loadConfig, migrate, openDatabaseForTool, rootLogger, startSatang } from '../main.ts'
 import { EXIT } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 
 const fail = (e: unknown, setExitCode: (code: number) => void, code: number = EXIT.usage): void => {
   if (!(e instanceof StartupError)) throw e
   process.stderr.write(`satang: ${e.message}\n`)
-  setExitCode(code)
+  setExitCode(e instanceof DataDirInUse ? EXIT.failure : code)
 }
 
 /** `satang up` (everything on the configured or embedded defaults) and `satang migrate`. */
@@ -14,7 +14,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
   program
     .command('up')
     .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
-    .addHelpText('after', '\nConfiguration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").\nStops cleanly on Ctrl-C (SIGINT) or SIGTERM.')
+    .addHelpText('after', '\nConfiguration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").\nStops cleanly on Ctrl-C (SIGINT) or SIGTERM.\nOne satang per data directory (SATANG_DATA_DIR, locked by satang.lock in it): a second one refuses to start, naming the first.\nExit codes: 0 stopped cleanly, 2 bad configuration or start-up failed, 3 the data directory is in use by another satang.')
     .action(async () => {
       try {
         const config = await loadConfig()
@@ -70,7 +70,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
       const config = await configOrUsage()
       try {
         const log = rootLogger(config)
-        const db = await openDatabase(config, log)
+        const db = await openDatabaseForTool(config, log, 'satang migrate')
         try {
           const applied = await migrate(db, log, config)
           process.stdout.write(`satang: migrations applied (${db.description})${applied.length > 0 ? `: read models ${applied.join(', ')}` : '; the read models were up to date'}\n`)

