@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/adapters/postgres/embedded.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { runCli } from '../support/cli.ts'
@@ -28,6 +28,17 @@ const tempDir = (label: string): string => {
 }
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+// A test that fails or times out half-way must not leave a satang running.
+const launched: SatangProcess[] = []
+const launch = (env: NodeJS.ProcessEnv, cwd: string): SatangProcess => {
+  const proc = startSatangProcess(['up'], { env, cwd })
+  launched.push(proc)
+  return proc
+}
+afterEach(async () => {
+  for (const proc of launched.splice(0)) if (proc.child.exitCode === null && proc.child.signalCode === null) await proc.stop('SIGKILL')
 })
 
 type Ports = { readonly http: number; readonly sandbox: number; readonly pg: number }
@@ -126,7 +137,7 @@ describe('one satang per data directory', () => {
   it('a second satang up on the same data directory refuses, naming the first, which keeps answering /healthz ok', async () => {
     const dir = tempDir('two')
     const ports = await freePorts()
-    const first = startSatangProcess(['up'], { env: envFor(ports), cwd: dir })
+    const first = launch(envFor(ports), dir)
     try {
       await first.waitFor(/satang: up\./, 90_000)
       const lockFile = join(dir, '.satang', 'satang.lock')
@@ -190,7 +201,7 @@ describe('a satang whose database goes away', () => {
 
   it('keeps retrying while its PostgreSQL (SATANG_DATABASE_URL) is stopped, and recovers by itself when it is back', async () => {
     const ports = await freePorts()
-    const satang = startSatangProcess(['up'], { env: envFor(ports, { SATANG_DATABASE_URL: database.url }), cwd: tempDir('recovers') })
+    const satang = launch(envFor(ports, { SATANG_DATABASE_URL: database.url }), tempDir('recovers'))
     try {
       await satang.waitFor(/satang: up\./, 90_000)
       await createAndProject(ports, 'REC-1')
@@ -214,7 +225,7 @@ describe('a satang whose database goes away', () => {
 
   it('stops within seconds on SIGTERM while its database is down, saying so', async () => {
     const ports = await freePorts()
-    const satang = startSatangProcess(['up'], { env: envFor(ports, { SATANG_DATABASE_URL: database.url }), cwd: tempDir('down-stop') })
+    const satang = launch(envFor(ports, { SATANG_DATABASE_URL: database.url }), tempDir('down-stop'))
     try {
       await satang.waitFor(/satang: up\./, 90_000)
       // right after start-up, while its recovery may still be reading the read models
@@ -236,7 +247,7 @@ describe('a satang whose embedded PostgreSQL dies', () => {
     const dir = tempDir('embedded-dies')
     const ports = await freePorts()
     const pgData = join(dir, '.satang', 'postgres')
-    const satang = startSatangProcess(['up'], { env: envFor(ports, { SATANG_LOG_LEVEL: 'info' }), cwd: dir })
+    const satang = launch(envFor(ports, { SATANG_LOG_LEVEL: 'info' }), dir)
     let lastPid = 0
     try {
       await satang.waitFor(/satang: up\./, 90_000)

@@ -1,5 +1,4 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -8,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { runCli } from '../support/cli.ts'
-import { freePort } from '../support/ports.ts'
+import { freePort, takenPort } from '../support/ports.ts'
 import { envWithoutSatangSettings, startSatangProcess } from '../support/process.ts'
 
 // `npm start` = `satang up` on a machine with no database configured: embedded PostgreSQL in the
@@ -97,13 +96,8 @@ describe('satang up on embedded defaults', () => {
   it('a start-up failure after the embedded database started exits 2, leaving no lock and no server behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'satang-up-failed-'))
     chmodSync(dir, 0o755)
-    const taken = createServer()
-    const sandboxPort = await new Promise<number>((resolve) =>
-      taken.listen(0, '127.0.0.1', () => {
-        const address = taken.address()
-        resolve(typeof address === 'object' && address !== null ? address.port : 0)
-      }),
-    )
+    const taken = await takenPort()
+    const sandboxPort = taken.port
     try {
       const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(await freePort()), SATANG_HTTP_PORT: String(await freePort()), SATANG_SANDBOX_PORT: String(sandboxPort) })
       const r = await runCli(['up'], { env, cwd: dir })
@@ -112,7 +106,7 @@ describe('satang up on embedded defaults', () => {
       expect(existsSync(join(dir, '.satang', 'satang.lock'))).toBe(false)
       expect(existsSync(join(dir, '.satang', 'postgres', 'postmaster.pid'))).toBe(false)
     } finally {
-      taken.close()
+      await taken.release()
       rmSync(dir, { recursive: true, force: true })
     }
   })

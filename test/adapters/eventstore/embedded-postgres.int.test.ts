@@ -1,5 +1,4 @@
 import { chmod, mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -7,7 +6,7 @@ import { Client } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startEmbeddedPostgres } from '../../../src/adapters/postgres/embedded.ts'
 import { silentLogger } from '../../../src/logger.ts'
-import { freePort } from '../../support/ports.ts'
+import { freePort, takenPort } from '../../support/ports.ts'
 
 const log = silentLogger()
 
@@ -63,18 +62,12 @@ describe('embedded PostgreSQL', () => {
   })
 
   it('says so when the port is taken', async () => {
-    const server = createServer()
-    const port = await new Promise<number>((resolve) =>
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address()
-        resolve(typeof address === 'object' && address !== null ? address.port : 0)
-      }),
-    )
+    const taken = await takenPort()
     try {
-      const started = await startEmbeddedPostgres({ log }, { dataDir: join(dir, 'unused'), port })()
+      const started = await startEmbeddedPostgres({ log }, { dataDir: join(dir, 'unused'), port: taken.port })()
       expect(E.isLeft(started) && started.left.message).toMatch(/in use/)
     } finally {
-      server.close()
+      await taken.release()
     }
   })
 })
