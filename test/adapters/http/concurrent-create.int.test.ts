@@ -84,7 +84,9 @@ beforeAll(async () => {
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
   satang = await startSatang(config.right, silentLogger())
-  second = await startSatang(config.right, silentLogger())
+  // Another instance has a data directory of its own (one satang per data directory), the same database.
+  const secondDir = join(dir, 'second')
+  second = await startSatang({ ...config.right, SATANG_DATA_DIR: secondDir }, silentLogger())
 })
 
 afterAll(async () => {
