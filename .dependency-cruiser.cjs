@@ -1,6 +1,6 @@
 // The dependency rule of satang (README "Architecture"), checked by `npm run lint`.
 //
-//   domain  <-  application  <-  projections, jobs  <-  adapters  <-  composition (main.ts, roles/, cli/)
+//   domain  <-  application  <-  projections, jobs  <-  adapters  <-  composition (main.ts, composition/, roles/, cli/)
 //
 // An arrow points at what may be imported. `platform/` (PostgreSQL helpers shared by the read models
 // and the store's adapter) sits below projections and adapters and above nothing of ours; `logger.ts`
@@ -9,7 +9,7 @@
 // else of the ledger, and only the composition starts it.
 
 const layer = (name) => `^src/${name}/`
-const COMPOSITION = '^src/(main\\.ts|config\\.ts|local-secrets\\.ts|cli\\.ts|cli/|roles/)'
+const COMPOSITION = '^src/(main\\.ts|config\\.ts|local-secrets\\.ts|cli\\.ts|cli/|composition/|roles/)'
 /** What the gateway protocol is written in: the sandbox may use these and nothing else of ours. */
 const PROTOCOL = '^src/(domain/gateway/|domain/(money|bangkok-time|violations|subscription-schedule)\\.ts$|logger\\.ts$|sandbox/)'
 
@@ -56,7 +56,7 @@ module.exports = {
       comment: 'src/adapters implement ports; they never import the sandbox or the composition root.',
       severity: 'error',
       from: { path: layer('adapters') },
-      to: { path: '^src/(sandbox/|main\\.ts|cli\\.ts|cli/|roles/|config\\.ts|local-secrets\\.ts)' },
+      to: { path: '^src/(sandbox/|main\\.ts|cli\\.ts|cli/|composition/|roles/|config\\.ts|local-secrets\\.ts)' },
     },
     {
       name: 'platform-is-a-leaf',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { DataDirInUse, StartupError, loadConfig, migrate, openDatabaseForTool, rootLogger, startSatang } from '../main.ts'
+import { DataDirInUse, ROLES, StartupError, isRoleChoice, loadConfig, migrate, openDatabaseForTool, rootLogger, startProcess } from '../main.ts'
 import { EXIT } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 
@@ -14,35 +14,53 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
   program
     .command('up')
     .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
-    .addHelpText('after', '\nConfiguration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").\nStops cleanly on Ctrl-C (SIGINT) or SIGTERM.\nOne satang per data directory (SATANG_DATA_DIR, locked by satang.lock in it): a second one refuses to start, naming the first.\nExit codes: 0 stopped cleanly, 2 bad configuration or start-up failed, 3 the data directory is in use by another satang.')
-    .action(async () => {
+    .option('--role <role>', `run one part of satang in this process: ${ROLES.join(', ')} or all`, 'all')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Roles (each can run as its own process and scale on its own; all of them share one database):',
+        '  api        the merchant API (/v1) and the gateway callbacks (/callbacks); the built-in sandbox unless SATANG_GATEWAY_BASE_URL is set',
+        '  projector  keeps the read models current (orders, refunds, subscriptions, ledger, audit log)',
+        '  relay      publishes the event log to Kafka',
+        '  scheduler  the daily reconciliation and the sweeps of stale items (needs SATANG_GATEWAY_BASE_URL)',
+        '  all        every role in this one process (the default; the quick start)',
+        'A role other than all needs SATANG_DATABASE_URL (embedded PostgreSQL belongs to --role all). Every role serves /healthz and /metrics on SATANG_HTTP_PORT.',
+        '',
+        'Configuration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").',
+        'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.',
+        'One satang per data directory (SATANG_DATA_DIR, locked by satang.lock in it): a second one refuses to start, naming the first.',
+        'Exit codes: 0 stopped cleanly, 2 bad usage, bad configuration or start-up failed, 3 the data directory is in use by another satang.',
+      ].join('\n'),
+    )
+    .action(async (opts: { role: string }) => {
       try {
+        if (!isRoleChoice(opts.role)) throw new StartupError(`--role must be one of ${ROLES.join(', ')} or all, got ${JSON.stringify(opts.role)}`)
         const config = await loadConfig()
         const log = rootLogger(config)
-        process.stdout.write('satang: starting…\n')
-        const running = await startSatang(config, log)
+        process.stdout.write(`satang: starting${opts.role === 'all' ? '' : ` the ${opts.role} role`}…\n`)
+        const running = await startProcess(config, log, opts.role)
         const out = (line: string): void => void process.stdout.write(`satang: ${line}\n`)
         out(`database: ${running.database}`)
-        out(
-          running.projections.length > 0
-            ? `read models in schema satang, kept current by the projector: ${running.projections.join(', ')} (lag: satang project --status)`
-            : 'projector off (SATANG_PROJECTOR=off): run satang project to keep the read models current',
-        )
+        for (const line of running.summary) out(line)
         out(`HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${running.httpUrl}/metrics)`)
-        out(`merchant API at ${running.httpUrl}/v1 (bearer tokens: ${running.tokens.names.join(', ')})`)
-        if (running.tokens.file !== undefined) out(`API token (every scope) in ${running.tokens.file.path}${running.tokens.file.generated ? ' (generated now)' : ''}`)
-        out(`gateway callbacks at ${running.publicUrl}/callbacks`)
-        out(`gateway: ${running.gateway.description}`)
-        const sandbox = running.gateway.sandbox
-        if (sandbox !== undefined) {
-          out(`sandbox at ${sandbox.url} (control API ${sandbox.controlUrl}, gateway public key ${sandbox.publicKeyUrl}, state ${sandbox.stateFile})`)
+        const api = running.api
+        if (api !== undefined) {
+          out(`merchant API at ${running.httpUrl}/v1 (bearer tokens: ${api.tokens.names.join(', ')})`)
+          if (api.tokens.file !== undefined) out(`API token (every scope) in ${api.tokens.file.path}${api.tokens.file.generated ? ' (generated now)' : ''}`)
+          out(`gateway callbacks at ${api.publicUrl()}/callbacks`)
+          out(`gateway: ${api.gateway.description}`)
+          const sandbox = api.gateway.sandbox
+          if (sandbox !== undefined) {
+            out(`sandbox at ${sandbox.url} (control API ${sandbox.controlUrl}, gateway public key ${sandbox.publicKeyUrl}, state ${sandbox.stateFile})`)
+          }
+          const key = api.gateway.merchantKey
+          if (key !== undefined) out(`merchant key pair in ${key.privateKeyPath} and ${key.publicKeyPath}${key.generated ? ' (generated now)' : ''}`)
+          void api.recovery.then((n) => {
+            if (n > 0) out(`resolving ${String(n)} payment(s) whose outcome was unknown at start-up, by query`)
+          })
         }
-        const key = running.gateway.merchantKey
-        if (key !== undefined) out(`merchant key pair in ${key.privateKeyPath} and ${key.publicKeyPath}${key.generated ? ' (generated now)' : ''}`)
-        out('up. Ctrl-C stops.')
-        void running.recovery.then((n) => {
-          if (n > 0) out(`resolving ${String(n)} payment(s) whose outcome was unknown at start-up, by query`)
-        })
+        out(`up${opts.role === 'all' ? '' : ` (role ${opts.role})`}. Ctrl-C stops.`)
         await new Promise<void>((done) => {
           const onSignal = (signal: NodeJS.Signals): void => {
             process.stdout.write(`satang: ${signal}: stopping…\n`)

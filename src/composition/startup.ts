@@ -1,0 +1,49 @@
+import { readFile } from 'node:fs/promises'
+import { isAbsolute, join, resolve } from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import { decodeConfig, formatConfigErrors, type Config } from '../config.ts'
+import { makeLogger, type Logger } from '../logger.ts'
+
+/** Start-up could not proceed; the message is for the operator and never carries a secret. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError'
+}
+
+/**
+ * Another satang owns the data directory (holds its lock): this one refuses to start rather than share
+ * its embedded PostgreSQL, sandbox state and keys. `satang up` exits with code 3.
+ */
+export class DataDirInUse extends StartupError {}
+
+/** Reads `SATANG_CONFIG` (if set) and the environment, and decodes them; stops with every problem named. */
+export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<Config> => {
+  const path = env['SATANG_CONFIG']
+  let file: Record<string, unknown> = {}
+  if (path !== undefined && path !== '') {
+    let text: string
+    try {
+      text = await readFile(path, 'utf8')
+    } catch (e) {
+      throw new StartupError(`SATANG_CONFIG: cannot read ${JSON.stringify(path)} (${e instanceof Error && 'code' in e ? String(e.code) : 'unreadable'})`)
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      throw new StartupError(`SATANG_CONFIG: ${JSON.stringify(path)} is not valid JSON`)
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new StartupError(`SATANG_CONFIG: ${JSON.stringify(path)} must hold a JSON object of settings`)
+    file = { ...parsed }
+  }
+  const decoded = decodeConfig(env, file)
+  if (E.isLeft(decoded)) throw new StartupError(formatConfigErrors(decoded.left))
+  return decoded.right
+}
+
+export const rootLogger = (config: Config): Logger => makeLogger({ level: config.SATANG_LOG_LEVEL })
+
+/** A path inside `SATANG_DATA_DIR` (relative to the working directory unless absolute). */
+export const dataPath = (config: Config, ...parts: string[]): string => {
+  const base = isAbsolute(config.SATANG_DATA_DIR) ? config.SATANG_DATA_DIR : resolve(process.cwd(), config.SATANG_DATA_DIR)
+  return join(base, ...parts)
+}

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleepMs } from 'node:timers/promises'
+import * as E from 'fp-ts/lib/Either.js'
+import { API_SCOPES, makeTokenMatcher, type ApiToken } from '../adapters/http/api-tokens.ts'
+import { CALLBACK_PATHS, registerCallbackRoutes } from '../adapters/http/callback-routes.ts'
+import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
+import { registerV1Routes } from '../adapters/http/v1-routes.ts'
+import type { CallbackUrls, CrashPoint, RecordingDeps } from '../application/deps.ts'
+import { makeRecording, type Recording } from '../application/index.ts'
+import { readModelsOf } from '../composition/database.ts'
+import { connectGateway, statusTables, type GatewayConnection } from '../composition/gateway.ts'
+import { StartupError, dataPath } from '../composition/startup.ts'
+import type { Config } from '../config.ts'
+import { loadOrCreateToken } from '../local-secrets.ts'
+import type { Logger } from '../logger.ts'
+import { makeReadModelQueries } from '../projections/index.ts'
+import type { ProcessContext, StartedRole } from './role.ts'
+
+/** The merchant API's tokens: configured (`SATANG_API_TOKENS`), or one with every scope kept in `<data>/api-token`. */
+export const apiTokens = async (config: Config): Promise<{ readonly tokens: ReadonlyArray<ApiToken>; readonly file?: { readonly path: string; readonly generated: boolean } }> => {
+  if (config.SATANG_API_TOKENS !== undefined) return { tokens: config.SATANG_API_TOKENS }
+  const local = await loadOrCreateToken(dataPath(config, 'api-token'))
+  if (E.isLeft(local)) throw new StartupError(`SATANG_DATA_DIR: the API token: ${local.left}`)
+  return { tokens: [{ name: 'default', token: local.right.token, scopes: [...API_SCOPES] }], file: { path: local.right.path, generated: local.right.generated } }
+}
+
+const urlHost = (host: string): string => (host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host)
+
+/** The callback URLs satang gives the gateway, under `base`; each must fit the spec's 256 characters. */
+export const callbackUrlsOf = (base: string): CallbackUrls => {
+  const root = base.replace(/\/+$/, '')
+  const urls = {
+    notify: `${root}${CALLBACK_PATHS.notifications}`,
+    checkoutRedirect: `${root}${CALLBACK_PATHS.checkoutRedirect}`,
+    subscriptionRedirect: `${root}${CALLBACK_PATHS.subscriptionRedirect}`,
+  }
+  if (Object.values(urls).some((u) => u.length > 256)) throw new StartupError('SATANG_PUBLIC_URL: too long: the callback URLs must fit the gateway spec\'s 256 characters')
+  return urls
+}
+
+/** Test-only fault injection (`SATANG_FAULT_CRASH_AFTER`): the process dies at once, as in a power cut. */
+const crashPointOf =
+  (config: Config, log: Logger) =>
+  (point: CrashPoint): void => {
+    if (config.SATANG_FAULT_CRASH_AFTER !== point) return
+    log.warn({ point }, 'SATANG_FAULT_CRASH_AFTER: killing the process')
+    process.kill(process.pid, 'SIGKILL')
+  }
+
+const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  sleepMs(ms, undefined, signal === undefined ? {} : { signal }).catch((e: unknown) => {
+    if (e instanceof Error && e.name === 'AbortError') return
+    throw e
+  })
+
+/** The API role as it runs: what it generated, the gateway it talks to, and the recording it serves. */
+export type ApiRole = StartedRole & {
+  readonly gateway: Pick<GatewayConnection, 'description' | 'sandbox' | 'merchantKey' | 'merchantId'>
+  readonly tokens: { readonly names: ReadonlyArray<string>; readonly file?: { readonly path: string; readonly generated: boolean } }
+  readonly recording: Recording
+  /** The base URL the gateway is given for callbacks (known once the HTTP service listens). */
+  readonly publicUrl: () => string
+  /** Settles with the number of unresolved creates found at start-up (they are being resolved by query). */
+  readonly recovery: Promise<number>
+}
+
+/**
+ * The merchant API (`/v1`) and the gateway callbacks (`/callbacks`): the gateway client (or the
+ * built-in sandbox), the recording use cases, and the resolution of creates left open by a stop.
+ */
+export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
+  const { config, log, db, store } = ctx
+  const tables = statusTables(config)
+  const gateway = await connectGateway(config, log)
+  const closers: Array<() => Promise<void>> = [gateway.close]
+  const stopAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close()
+  }
+  try {
+    const tokens = await apiTokens(config)
+    // Known once the HTTP service listens (SATANG_HTTP_PORT may be 0); nothing is sent before that.
+    const callbacks: { urls?: CallbackUrls; publicUrl?: string } = {}
+    const stopping = new AbortController()
+    const deps: RecordingDeps = {
+      store,
+      gateway: gateway.client,
+      gatewayVerifier: gateway.verifier,
+      merchantId: gateway.merchantId,
+      callbackUrls: () => {
+        if (callbacks.urls === undefined) throw new Error('callback URLs are known once the HTTP service listens')
+        return callbacks.urls
+      },
+      statusTables: tables,
+      now: () => new Date(),
+      newId: randomUUID,
+      sleep: abortableSleep,
+      log,
+      resolve: {
+        maxAttempts: config.SATANG_RESOLVE_MAX_ATTEMPTS,
+        baseDelayMs: config.SATANG_RESOLVE_BASE_MS,
+        maxDelayMs: 30_000,
+        notFoundAfterMs: config.SATANG_GATEWAY_TIMEOUT_MS,
+        notFoundCodes: config.SATANG_GATEWAY_NOT_FOUND_CODES,
+      },
+      crashPoint: crashPointOf(config, log),
+      stopping: stopping.signal,
+      readModels: makeReadModelQueries(readModelsOf(db)),
+    }
+    const recording = makeRecording(deps)
+    const matcher = makeTokenMatcher(tokens.tokens)
+
+    // Creates recorded as requested, or of unknown outcome, are resolved by query (never re-sent).
+    const recovery = recording.resolver.recover({ correlationId: `startup-${randomUUID()}`, causationId: 'startup' }).catch((e: unknown) => {
+      log.error({ err: e }, 'start-up recovery failed')
+      return 0
+    })
+    closers.push(async () => {
+      stopping.abort()
+      await recovery
+      await recording.resolver.idle()
+    })
+    const publicUrl = (): string => {
+      if (callbacks.publicUrl === undefined) throw new Error('the public URL is known once the HTTP service listens')
+      return callbacks.publicUrl
+    }
+    return {
+      role: 'api',
+      routes: [registerV1Routes({ recording, tokens: matcher }), registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics: ctx.metrics })],
+      checks: [],
+      listening: ({ port }) => {
+        const base = (config.SATANG_PUBLIC_URL ?? `http://${urlHost(config.SATANG_HTTP_HOST)}:${String(port)}`).replace(/\/+$/, '')
+        callbacks.urls = callbackUrlsOf(base)
+        callbacks.publicUrl = base
+        if (config.SATANG_GATEWAY_BASE_URL !== undefined && config.SATANG_PUBLIC_URL === undefined) {
+          log.warn({ publicUrl: base }, 'SATANG_PUBLIC_URL is unset: the gateway is given callback URLs on the listen address, which it may not reach')
+        }
+      },
+      summary: () => [],
+      gateway: { description: gateway.description, merchantId: gateway.merchantId, ...(gateway.sandbox === undefined ? {} : { sandbox: gateway.sandbox }), ...(gateway.merchantKey === undefined ? {} : { merchantKey: gateway.merchantKey }) },
+      tokens: { names: tokens.tokens.map((tk) => tk.name), ...(tokens.file === undefined ? {} : { file: tokens.file }) },
+      recording,
+      publicUrl,
+      recovery,
+      stop: stopAll,
+    }
+  } catch (e) {
+    await stopAll()
+    throw e
+  }
+}
