@@ -29,6 +29,9 @@ import { loadOrCreateGatewayKey } from './adapters/sandbox/keys.ts'
 import { makeSandbox } from './adapters/sandbox/sandbox.ts'
 import { makeReadModelQueries, PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, projectionStatus, startProjector, type Projector, type ReadModels } from './projections/index.ts'
 import { Gauge, type Registry } from 'prom-client'
+import { makeKafkaEventPublisher } from './adapters/kafka/publisher.ts'
+import { registerRelayMetrics } from './adapters/http/relay-metrics.ts'
+import { startRelay, type Relay } from './jobs/index.ts'
 
 /**
  * The composition root: the only module that reads the environment and wires adapters from config.
@@ -226,6 +229,38 @@ export const makeEventStore = (config: Config, db: Database, log: Logger): Event
     ? makeEsdbEventStore({ log }, { connectionString: config.SATANG_EVENTSTOREDB_URL })
     : makePostgresEventStore({ pool: db.pool, log }, { schema: EVENT_STORE_SCHEMA })
 
+// ── Kafka relay (issue 14) ───────────────────────────────────────────────────────────────────────
+// Everything the relay role needs, from config: on when SATANG_KAFKA_BROKERS is set, off otherwise.
+
+/** The Kafka relay as `satang relay` and `satang up` run it; undefined when SATANG_KAFKA_BROKERS is unset. */
+export const runRelay = (config: Config, store: EventStore, db: Database, log: Logger): Relay | undefined => {
+  const brokers = config.SATANG_KAFKA_BROKERS
+  if (brokers === undefined) return undefined
+  const publisher = makeKafkaEventPublisher(
+    { log },
+    {
+      brokers,
+      topic: config.SATANG_KAFKA_TOPIC,
+      clientId: config.SATANG_KAFKA_CLIENT_ID,
+      partitions: config.SATANG_KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: config.SATANG_KAFKA_TOPIC_REPLICATION,
+      source: config.SATANG_KAFKA_SOURCE,
+      maxRequestBytes: config.SATANG_KAFKA_BATCH_BYTES,
+      timeoutMs: config.SATANG_KAFKA_TIMEOUT_MS,
+    },
+  )
+  return startRelay(
+    { store, publisher, pool: db.pool, log },
+    { schema: READ_MODEL_SCHEMA, topic: config.SATANG_KAFKA_TOPIC, batchSize: config.SATANG_KAFKA_BATCH_SIZE, retryBaseMs: config.SATANG_KAFKA_RETRY_BASE_MS, retryMaxMs: config.SATANG_KAFKA_RETRY_MAX_MS },
+  )
+}
+
+/** What `satang up` says about the relay. */
+const relayDescription = (config: Config): string | null =>
+  config.SATANG_KAFKA_BROKERS === undefined ? null : `topic ${config.SATANG_KAFKA_TOPIC} on ${config.SATANG_KAFKA_BROKERS.join(',')}`
+
+// ── end of the Kafka relay ───────────────────────────────────────────────────────────────────────
+
 /** The merchant_id the built-in sandbox registers when none is configured. */
 export const SANDBOX_MERCHANT_ID = '140000000000000001'
 
@@ -389,6 +424,8 @@ export type Running = {
   readonly recording: Recording
   /** The projections the projector keeps current in this process (empty when SATANG_PROJECTOR=off). */
   readonly projections: ReadonlyArray<string>
+  /** Where the Kafka relay in this process publishes (null: SATANG_KAFKA_BROKERS unset). */
+  readonly relay: string | null
   /** Settles with the number of unresolved creates found at start-up (they are being resolved by query). */
   readonly recovery: Promise<number>
   readonly stop: () => Promise<void>
@@ -465,6 +502,12 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
     const recording = makeRecording(deps)
     const metrics = makeMetricsRegistry()
     registerProjectionMetrics(metrics, store, db, log)
+    // Kafka relay: publishes the log when SATANG_KAFKA_BROKERS is set (stands by while another process publishes).
+    const relay = runRelay(config, store, db, log)
+    if (relay !== undefined) {
+      closers.push(relay.stop)
+      registerRelayMetrics(metrics, relay, log)
+    }
     const app = makeHttpServer({
       log,
       version: pkg.version,
@@ -508,6 +551,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
       tokens: { names: tokens.tokens.map((tk) => tk.name), ...(tokens.file === undefined ? {} : { file: tokens.file }) },
       recording,
       projections: config.SATANG_PROJECTOR === 'on' ? PROJECTIONS.map((p) => p.name) : [],
+      relay: relayDescription(config),
       recovery,
       stop,
     }

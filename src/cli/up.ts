@@ -12,7 +12,7 @@ const fail = (e: unknown, setExitCode: (code: number) => void): void => {
 export const registerUpCommands = (program: Command, setExitCode: (code: number) => void): void => {
   program
     .command('up')
-    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
+    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), the Kafka relay when SATANG_KAFKA_BROKERS is set, merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
     .addHelpText('after', '\nConfiguration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").\nStops cleanly on Ctrl-C (SIGINT) or SIGTERM.')
     .action(async () => {
       try {
@@ -27,6 +27,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
             ? `read models in schema satang, kept current by the projector: ${running.projections.join(', ')} (lag: satang project --status)`
             : 'projector off (SATANG_PROJECTOR=off): run satang project to keep the read models current',
         )
+        out(running.relay === null ? 'Kafka relay off (set SATANG_KAFKA_BROKERS to publish every event to Kafka)' : `Kafka relay: every event to ${running.relay} (lag: satang relay --status)`)
         out(`HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${running.httpUrl}/metrics)`)
         out(`merchant API at ${running.httpUrl}/v1 (bearer tokens: ${running.tokens.names.join(', ')})`)
         if (running.tokens.file !== undefined) out(`API token (every scope) in ${running.tokens.file.path}${running.tokens.file.generated ? ' (generated now)' : ''}`)
