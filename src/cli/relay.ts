@@ -100,6 +100,7 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
         if (relay === undefined) throw new UsageError('SATANG_KAFKA_BROKERS is not set')
         process.stdout.write(`satang: relay for topic ${config.SATANG_KAFKA_TOPIC} on ${(config.SATANG_KAFKA_BROKERS ?? []).join(',')} from ${db.description}; Ctrl-C stops\n`)
         let lastRole = relay.runtime().role
+        let lastError = relay.runtime().lastError
         let lastPublished = 0
         let lastReport = Date.now()
         const progress = setInterval(() => {
@@ -108,6 +109,10 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
             process.stdout.write(`satang: relay ${r.role === 'leader' ? 'publishing (this process holds the relay lock)' : r.role === 'standby' ? 'standing by (another process publishes)' : r.role}\n`)
             lastRole = r.role
           }
+          if (r.lastError !== lastError && r.lastError !== null) {
+            process.stdout.write(`satang: relay error [${r.lastError.kind}]: ${r.lastError.message}; retrying with backoff\n`)
+          }
+          lastError = r.lastError
           const now = Date.now()
           if (now - lastReport < PROGRESS_EVERY_MS) return
           const sent = r.published - lastPublished
