@@ -18,7 +18,7 @@ import { startSatang, type Running } from '../../src/main.ts'
 import { makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { freshDatabase } from '../adapters/http/database.ts'
-import { committedValidators, schemaErrors } from '../adapters/kafka/schema-validator.ts'
+import { asCloudEventsMessage, committedValidators, schemaErrors } from '../adapters/kafka/schema-validator.ts'
 import { control, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../adapters/sandbox/support.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
@@ -180,7 +180,7 @@ describe.skipIf(skipReason !== undefined)('the Kafka relay inside satang up, aft
       const file = `${e.type}.v${String(e.schemaVersion)}.schema.json`
       expect({ id: e.eventId, type: e.type, errors: schemaErrors(validators, file, JSON.parse(m.value)) }).toEqual({ id: e.eventId, type: e.type, errors: [] })
       // A CloudEvents SDK reads the message back as the same event.
-      const ce = CloudEventsKafka.toEvent({ headers: m.headers, key: m.key, value: m.value, body: m.value, timestamp: m.timestamp })
+      const ce = CloudEventsKafka.toEvent(asCloudEventsMessage(m))
       expect(Array.isArray(ce)).toBe(false)
       if (!Array.isArray(ce)) expect({ id: ce.id, type: ce.type, subject: ce.subject, specversion: ce.specversion }).toEqual({ id: e.eventId, type: `satang.${e.type}.v${String(e.schemaVersion)}`, subject: e.streamName, specversion: '1.0' })
     }

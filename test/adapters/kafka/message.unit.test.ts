@@ -6,6 +6,7 @@ import { toKafkaMessage, type OutgoingMessage } from '../../../src/adapters/kafk
 import { requestsOf } from '../../../src/adapters/kafka/publisher.ts'
 import { Position, type RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { decodeConfig } from '../../../src/config.ts'
+import { asCloudEventsMessage } from './schema-validator.ts'
 
 const position = (p: string): Position => {
   const d = Position.decode(p)
@@ -54,7 +55,7 @@ describe('toKafkaMessage (the public message contract)', () => {
 
   it('a CloudEvents SDK reads the message back as the same event', () => {
     const m = toKafkaMessage(anEvent(), 'urn:satang:shop-1')
-    const ce = CloudEventsKafka.toEvent({ headers: m.headers, key: m.key, value: m.value, body: m.value, timestamp: m.timestamp })
+    const ce = CloudEventsKafka.toEvent(asCloudEventsMessage(m))
     if (Array.isArray(ce)) throw new Error('expected one event')
     expect({ id: ce.id, source: ce.source, type: ce.type, subject: ce.subject, time: ce.time, data: ce.data }).toEqual({
       id: '0f8fad5b-d9cb-469f-a165-70867728950e',

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
+import type { KafkaMessage } from 'cloudevents'
 
 /** The committed schemas/ folder of the repository. */
 export const SCHEMAS_DIR = new URL('../../../schemas/', import.meta.url)
@@ -27,3 +28,12 @@ export const schemaErrors = (validators: ReadonlyMap<string, ValidateFunction>, 
   if (validate === undefined) return [`no schema ${file} in schemas/`]
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
 }
+
+/** A consumed message as the CloudEvents SDK's Kafka binding reads it (`Kafka.toEvent`). */
+export const asCloudEventsMessage = (m: { readonly key: string; readonly value: string; readonly headers: Readonly<Record<string, string>>; readonly timestamp: string }): KafkaMessage<string> => ({
+  headers: { ...m.headers },
+  key: m.key,
+  value: m.value,
+  body: m.value,
+  timestamp: m.timestamp,
+})
