@@ -174,7 +174,7 @@ describe.skipIf(skipReason !== undefined)('the Kafka relay inside satang up, aft
       const e = byId.get(m.headers['ce_id'] ?? '')
       if (e === undefined) throw new Error(`unknown ce_id ${m.headers['ce_id'] ?? '(none)'}`)
       expect({ id: e.eventId, errors: schemaErrors(validators, 'headers.schema.json', m.headers) }).toEqual({ id: e.eventId, errors: [] })
-      expect(Object.keys(m.headers).sort()).toEqual(['ce_causationid', 'ce_correlationid', 'ce_datacontenttype', 'ce_id', 'ce_partitionkey', 'ce_satangposition', 'ce_source', 'ce_specversion', 'ce_streamrevision', 'ce_subject', 'ce_time', 'ce_type', 'content-type'])
+      expect(Object.keys(m.headers).sort()).toEqual(['ce_causationid', 'ce_correlationid', 'ce_id', 'ce_satangposition', 'ce_source', 'ce_specversion', 'ce_streamrevision', 'ce_subject', 'ce_time', 'ce_type', 'content-type'])
       expect(m.headers).toMatchObject({ ce_type: `satang.${e.type}.v${String(e.schemaVersion)}`, ce_source: '/satang', ce_time: e.recordedAt.toISOString(), ce_correlationid: e.metadata.correlationId, ce_causationid: e.metadata.causationId })
       expect(m.timestamp).toBe(String(e.recordedAt.getTime()))
       const file = `${e.type}.v${String(e.schemaVersion)}.schema.json`

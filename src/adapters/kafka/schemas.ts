@@ -53,7 +53,7 @@ const eventSchema = (type: string, version: number, codec: t.Mixed): JsonSchema 
 const headersSchema = (): JsonSchema => {
   const text = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', description, ...extra })
   const properties: Record<string, JsonSchema> = {
-    [HEADERS.contentType]: text('media type of the value', { const: CONTENT_TYPE }),
+    [HEADERS.contentType]: text('media type of the value: the CloudEvents datacontenttype attribute', { const: CONTENT_TYPE }),
     [HEADERS.specversion]: text('CloudEvents version', { const: '1.0' }),
     [HEADERS.id]: text('the event id (a UUID): the same event published again carries the same id; deduplicate on it', {
       pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
@@ -64,12 +64,10 @@ const headersSchema = (): JsonSchema => {
     }),
     [HEADERS.subject]: text('the stream the event belongs to (= the message key)', { minLength: 1 }),
     [HEADERS.time]: text('when the event was committed to the log, RFC 3339 in UTC', { format: 'date-time' }),
-    [HEADERS.datacontenttype]: text('media type of the value (CloudEvents attribute)', { const: CONTENT_TYPE }),
     [HEADERS.position]: text("the event's position in satang's global log: opaque; within one store, positions compare as byte strings in log order", { minLength: 1 }),
     [HEADERS.streamRevision]: text('0 for the first event of the stream, then 1, 2, … with no gaps', { pattern: '^(0|[1-9][0-9]*)$' }),
     [HEADERS.correlationId]: text('the request or job that caused this event and others'),
     [HEADERS.causationId]: text('what caused this event directly (a command, a callback, another event)'),
-    [HEADERS.partitionKey]: text('CloudEvents partitioning extension: the message key (the stream name)', { minLength: 1 }),
   }
   return {
     $schema: DRAFT,
