@@ -272,42 +272,37 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     const relayRate = (last.events - first.events) / ((last.at - first.at) / 1000)
     const startupSeconds = (first.at - holderAt) / 1000
 
+    /** Sends LIVE_EVENTS one at a time (`next(i)`: the id the consumer will see, and how to send it) and returns the sorted latencies to the consumer. */
+    const liveLatencies = async (topic: string, next: (i: number) => { readonly id: string; readonly send: () => Promise<unknown> }): Promise<number[]> => {
+      const sentAt = new Map<string, number>()
+      const latencies: number[] = []
+      const consumer = await consumeLive(kafka, topic, (id, at) => {
+        const t0 = sentAt.get(id)
+        if (t0 !== undefined) latencies.push(at - t0)
+      })
+      stops.push(consumer.stop)
+      for (let i = 0; i < LIVE_EVENTS; i++) {
+        const { id, send } = next(i)
+        sentAt.set(id, performance.now())
+        await send()
+        await sleep(LIVE_INTERVAL_MS)
+      }
+      await waitUntil(() => latencies.length >= LIVE_EVENTS, 30_000, `the live messages of ${topic} at the consumer`)
+      return latencies.sort((a, b) => a - b)
+    }
     // Live: one event at a time; latency from the start of the append to the consumer.
     process.stderr.write('  relay: live latency, append → consumer…\n')
-    const sentAt = new Map<string, number>()
-    const latencies: number[] = []
-    const live = await consumeLive(kafka, relayTopic, (id, at) => {
-      const t0 = sentAt.get(id)
-      if (t0 !== undefined) latencies.push(at - t0)
-    })
-    stops.push(live.stop)
-    for (let i = 0; i < LIVE_EVENTS; i++) {
+    const latencies = await liveLatencies(relayTopic, (i) => {
       const e = statusObserved(1_000_000 + i, i)
-      sentAt.set(e.eventId, performance.now())
-      await mustAppend(store, `order-140000000000000001-LIVE-${String(i % 50)}`, [e])
-      await sleep(LIVE_INTERVAL_MS)
-    }
-    await waitUntil(() => latencies.length >= LIVE_EVENTS, 30_000, 'the live events at the consumer')
-    latencies.sort((a, b) => a - b)
-
-    // Bare live: a producer sending one message at a time, the same consumer set-up.
-    const bareSentAt = new Map<string, number>()
-    const bareLatencies: number[] = []
-    const bareLive = await consumeLive(kafka, bareTopic, (id, at) => {
-      const t0 = bareSentAt.get(id)
-      if (t0 !== undefined) bareLatencies.push(at - t0)
+      return { id: e.eventId, send: () => mustAppend(store, `order-140000000000000001-LIVE-${String(i % 50)}`, [e]) }
     })
-    stops.push(bareLive.stop)
-    for (let i = 0; i < LIVE_EVENTS; i++) {
-      const m = messages[i]
-      if (m === undefined) break
+    // Bare live: a producer sending one message at a time to a consumer set up the same way.
+    const bareLatencies = await liveLatencies(bareTopic, (i) => {
+      const m = messages[i % messages.length]
+      if (m === undefined) throw new Error('bench: no messages')
       const id = randomUUID()
-      bareSentAt.set(id, performance.now())
-      await producer.send({ topic: bareTopic, acks: -1, messages: [{ key: m.key, value: m.value, headers: { ...m.headers, ce_id: id }, timestamp: m.timestamp }] })
-      await sleep(LIVE_INTERVAL_MS)
-    }
-    await waitUntil(() => bareLatencies.length >= LIVE_EVENTS, 30_000, 'the bare live messages at the consumer')
-    bareLatencies.sort((a, b) => a - b)
+      return { id, send: () => producer.send({ topic: bareTopic, acks: -1, messages: [{ key: m.key, value: m.value, headers: { ...m.headers, ce_id: id }, timestamp: m.timestamp }] }) }
+    })
 
     const p50 = percentile(latencies, 50)
     const bareP50 = percentile(bareLatencies, 50)

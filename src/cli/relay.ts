@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
 import { readRelayStatus, type RelayStatus } from '../jobs/index.ts'
-import { READ_MODEL_SCHEMA, StartupError, makeEventStore, migrate, openDatabaseForTool, rootLogger, runRelay } from '../main.ts'
-import { EXIT, UsageError } from './io.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { READ_MODEL_SCHEMA, makeEventStore, rootLogger, runRelay } from '../main.ts'
+import { EXIT, UsageError, untilStopSignal } from './io.ts'
+import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 
 type RelayOptions = { status?: boolean; json?: boolean }
 
@@ -77,17 +77,8 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
         throw new UsageError('SATANG_KAFKA_BROKERS is not set: give the Kafka bootstrap brokers as host:port[,host:port…] (see README "Kafka")')
       }
       const log = opts.status === true ? quietLogger(config) : rootLogger(config)
-      let db
-      try {
-        db = await openDatabaseForTool(config, log)
-        await migrate(db, log, config)
-      } catch (e) {
-        if (!(e instanceof StartupError)) throw e
-        process.stderr.write(`satang: ${e.message}\n`)
-        setExitCode(EXIT.failure)
-        await db?.close()
-        return
-      }
+      const db = await openMigratedDatabase(config, log, setExitCode)
+      if (db === undefined) return
       const store = makeEventStore(config, db, log)
       try {
         if (opts.status === true) {
@@ -123,16 +114,7 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
           lastPublished = r.published
           lastReport = now
         }, 250)
-        await new Promise<void>((done) => {
-          const onSignal = (signal: NodeJS.Signals): void => {
-            process.stdout.write(`satang: ${signal}: stopping the relay…\n`)
-            process.off('SIGINT', onSignal)
-            process.off('SIGTERM', onSignal)
-            done()
-          }
-          process.on('SIGINT', onSignal)
-          process.on('SIGTERM', onSignal)
-        })
+        await untilStopSignal('the relay')
         clearInterval(progress)
         await relay.stop()
         process.stdout.write(`satang: relay stopped (${count(relay.runtime().published)} events published by this process).\n`)

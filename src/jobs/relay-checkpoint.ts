@@ -24,6 +24,7 @@ create table if not exists ${table(schema)} (
   last_error         text,
   last_error_kind    text,
   last_error_at      timestamptz,
+  failing            boolean not null default false,
   updated_at         timestamptz not null default now()
 )`
 
@@ -42,6 +43,8 @@ export type RelayCheckpoint = {
   readonly holder: string | null
   readonly holderSince: Date | null
   readonly lastError: null | { readonly at: Date; readonly kind: string; readonly message: string }
+  /** Whether the holder's last attempt failed (it is waiting to retry); false once it publishes or connects again. */
+  readonly failing: boolean
 }
 
 type Row = {
@@ -56,6 +59,7 @@ type Row = {
   last_error: string | null
   last_error_kind: string | null
   last_error_at: Date | null
+  failing: boolean
 }
 
 const positionOf = (p: string | null): Position | null => {
@@ -75,6 +79,7 @@ const toCheckpoint = (r: Row): RelayCheckpoint => ({
   holder: r.holder,
   holderSince: r.holder_since,
   lastError: r.last_error === null ? null : { at: r.last_error_at ?? new Date(0), kind: r.last_error_kind ?? 'unknown', message: r.last_error },
+  failing: r.failing,
 })
 
 type Db = Pool | ClientBase
@@ -82,7 +87,7 @@ type Db = Pool | ClientBase
 /** The checkpoint of `topic`, or undefined when no relay ever ran for it. */
 export const readRelayCheckpoint = async (db: Db, schema: string, topic: string): Promise<RelayCheckpoint | undefined> => {
   const { rows } = await db.query<Row>(
-    `select topic, position, last_recorded_at, events_published::text, published_at, publish_rate, holder, holder_since, last_error, last_error_kind, last_error_at
+    `select topic, position, last_recorded_at, events_published::text, published_at, publish_rate, holder, holder_since, last_error, last_error_kind, last_error_at, failing
        from ${table(schema)} where topic = $1`,
     [topic],
   )
@@ -111,7 +116,7 @@ export const advanceRelayCheckpoint = async (
 ): Promise<boolean> => {
   const { rowCount } = await db.query(
     `update ${table(schema)}
-        set position = $2, last_recorded_at = $3, events_published = events_published + $4, publish_rate = $5, published_at = now(), updated_at = now()
+        set position = $2, last_recorded_at = $3, events_published = events_published + $4, publish_rate = $5, published_at = now(), failing = false, updated_at = now()
       where topic = $1 and (position is null or position < $2)`,
     [topic, moved.position, moved.recordedAt, moved.published, moved.rate],
   )
@@ -120,5 +125,10 @@ export const advanceRelayCheckpoint = async (
 
 /** Records why the relay stopped publishing (it retries; the row keeps the last error and when). */
 export const recordRelayError = async (db: Db, schema: string, topic: string, error: { readonly kind: string; readonly message: string }): Promise<void> => {
-  await db.query(`update ${table(schema)} set last_error = $2, last_error_kind = $3, last_error_at = now(), updated_at = now() where topic = $1`, [topic, error.message, error.kind])
+  await db.query(`update ${table(schema)} set last_error = $2, last_error_kind = $3, last_error_at = now(), failing = true, updated_at = now() where topic = $1`, [topic, error.message, error.kind])
+}
+
+/** The relay reached its destination again after a failure (the last error stays, as history). */
+export const clearRelayFailing = async (db: Db, schema: string, topic: string): Promise<void> => {
+  await db.query(`update ${table(schema)} set failing = false, updated_at = now() where topic = $1 and failing`, [topic])
 }

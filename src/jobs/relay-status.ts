@@ -59,7 +59,7 @@ export const readRelayStatus = async (deps: { readonly store: EventStore; readon
   const holding = sessions.find((s) => s.holds)
   const lastError = checkpoint?.lastError ?? null
   const publishedAt = checkpoint?.publishedAt ?? null
-  const failing = lastError !== null && (publishedAt === null || lastError.at > publishedAt)
+  const failing = checkpoint?.failing === true
   const state: RelayState = checkpoint === undefined ? 'never_ran' : holding === undefined ? 'not_running' : failing ? 'failing' : 'publishing'
   const rateCurrent = publishedAt !== null && now().getTime() - publishedAt.getTime() <= RATE_WINDOW_MS
   return {

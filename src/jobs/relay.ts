@@ -19,7 +19,7 @@ import type { EventPublisher, PublishFailureKind } from '../application/ports/ev
 import type { EventStore, Position, ReadItem, RecordedEvent } from '../application/ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import type { Logger } from '../logger.ts'
-import { advanceRelayCheckpoint, claimRelayCheckpoint, readRelayCheckpoint, recordRelayError } from './relay-checkpoint.ts'
+import { advanceRelayCheckpoint, claimRelayCheckpoint, clearRelayFailing, readRelayCheckpoint, recordRelayError } from './relay-checkpoint.ts'
 import { openLockSession, RELAY_APPLICATION_NAME, type LockSession } from './relay-lock.ts'
 import { readRelayStatus, type RelayStatus } from './relay-status.ts'
 
@@ -200,9 +200,14 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     const prepared = await deps.publisher.prepare()()
     if (E.isLeft(prepared)) return E.left({ kind: prepared.left.kind, message: prepared.left.message, cause: prepared.left.cause })
     destination = prepared.right.description
-    const checkpoint = await readRelayCheckpoint(session.client, schema, topic).catch((e: unknown) => {
-      throw session.isLost() ? new LockLost(messageOf(e)) : e
-    })
+    const onSession = <A>(p: Promise<A>): Promise<A> =>
+      p.catch((e: unknown) => {
+        throw session.isLost() ? new LockLost(messageOf(e)) : e
+      })
+    const checkpoint = await onSession(readRelayCheckpoint(session.client, schema, topic))
+    // Reached the destination: no longer failing (whichever process failed last).
+    await onSession(clearRelayFailing(session.client, schema, topic))
+    failing = false
     const from = checkpoint?.position ?? null
     position = from
     log.info({ from: from ?? 'start', partitions: prepared.right.partitions, created: prepared.right.created }, `relay publishing to ${prepared.right.description}`)
@@ -228,13 +233,8 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
           const sent = await deps.publisher.publish(events)()
           if (E.isLeft(sent)) return E.left({ kind: sent.left.kind, message: sent.left.message, cause: sent.left.cause })
           acks.push([Date.now(), events.length])
-          try {
-            const moved = await advanceRelayCheckpoint(session.client, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: events.length, rate: publishRate() })
-            if (!moved) return E.left({ kind: 'database', message: `the checkpoint of ${topic} is already at or past ${last.position}: another relay published without the lock; starting again from the checkpoint` })
-          } catch (e) {
-            if (session.isLost()) throw new LockLost(messageOf(e))
-            throw e
-          }
+          const moved = await onSession(advanceRelayCheckpoint(session.client, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: events.length, rate: publishRate() }))
+          if (!moved) return E.left({ kind: 'database', message: `the checkpoint of ${topic} is already at or past ${last.position}: another relay published without the lock; starting again from the checkpoint` })
           position = last.position
           published += events.length
           failing = false

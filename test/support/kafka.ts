@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import kafkajs, { type IHeaders } from 'kafkajs'
-import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers'
+import { GenericContainer, type StartedTestContainer } from 'testcontainers'
 import { freePort } from './ports.ts'
+import { dockerProblem } from './docker.ts'
 
 const { Kafka, logLevel } = kafkajs
 
@@ -17,15 +18,6 @@ const { Kafka, logLevel } = kafkajs
 export type TestBroker = { readonly brokers: ReadonlyArray<string>; readonly stop: () => Promise<void> }
 
 const IMAGE = 'apache/kafka:4.1.1'
-
-const dockerProblem = async (): Promise<string | undefined> => {
-  try {
-    await getContainerRuntimeClient()
-    return undefined
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err)
-  }
-}
 
 const configured = process.env['SATANG_TEST_KAFKA_BROKERS']?.split(',').map((b) => b.trim()).filter((b) => b !== '')
 
