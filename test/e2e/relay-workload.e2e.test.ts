@@ -142,8 +142,11 @@ describe.skipIf(skipReason !== undefined)('the Kafka relay inside satang up, aft
     expect(sub.status, JSON.stringify(sub.json)).toBe(201)
     const bill = String(find(sub.json, 'recurring_bill_id'))
     expect((await control(sandbox, 'POST', `/subscriptions/${bill}/authorise`)).status).toBe(200)
+    await sandbox.notifier.idle()
+    await eventually('the subscription is active at satang', async () => find((await api('GET', '/v1/subscriptions/KAFKA-SUB-1')).json, 'status') === 'ACTIVE')
     expect((await control(sandbox, 'POST', '/clock/advance', { days: 32 })).status).toBe(200)
     await sandbox.notifier.idle()
+    await eventually('the first monthly charge is recorded', async () => (await readWholeLog(store)).some((e) => e.type === 'SubscriptionCharged' && e.streamName.endsWith('KAFKA-SUB-1')))
   }, 180_000)
 
   afterAll(async () => {
