@@ -3,6 +3,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
 import { registerProjectCommand } from './cli/project.ts'
+import { registerRelayCommand } from './cli/relay.ts'
 import { registerReportCommand } from './cli/report.ts'
 import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
@@ -21,6 +22,7 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerProjectCommand(program, setExitCode)
   registerReportCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
+  registerRelayCommand(program, setExitCode)
   listNestedCommands(program)
   return program
 }

@@ -100,6 +100,42 @@ const statusTableJson = new t.Type<StatusTable, string, unknown>(
   (table) => JSON.stringify(table),
 )
 
+/** `host:port[,host:port…]`: the Kafka bootstrap brokers. */
+const brokerList = new t.Type<ReadonlyArray<string>, string, unknown>(
+  'BrokerList',
+  (u): u is ReadonlyArray<string> => Array.isArray(u) && u.every((b) => typeof b === 'string'),
+  (u, c) => {
+    const rule = 'must be a comma-separated list of host:port (e.g. 127.0.0.1:9092,kafka-2:9092)'
+    if (typeof u !== 'string') return t.failure(u, c, rule)
+    const brokers = u.split(',').map((b) => b.trim())
+    const valid = brokers.every((b) => {
+      const m = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(b)
+      return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535
+    })
+    return brokers.length > 0 && valid ? t.success(brokers) : t.failure(u, c, rule)
+  },
+  (brokers) => brokers.join(','),
+)
+
+/** A Kafka topic name: 1–249 of `[A-Za-z0-9._-]`, and not `.` or `..`. */
+const topicName = new t.Type<string, string, unknown>(
+  'TopicName',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^[A-Za-z0-9._-]{1,249}$/.test(u) && u !== '.' && u !== '..'
+      ? t.success(u)
+      : t.failure(u, c, 'must be a Kafka topic name: 1 to 249 letters, digits, dots, underscores or hyphens'),
+  String,
+)
+
+/** A CloudEvents `source`: a non-empty URI reference without spaces (e.g. `/satang`, `urn:satang:shop-1`). */
+const uriReference = new t.Type<string, string, unknown>(
+  'UriReference',
+  (u): u is string => typeof u === 'string',
+  (u, c) => (typeof u === 'string' && /^[^\s]{1,255}$/.test(u) ? t.success(u) : t.failure(u, c, 'must be a URI reference without spaces, such as /satang or urn:satang:shop-1')),
+  String,
+)
+
 /** Points after which `SATANG_FAULT_CRASH_AFTER` kills the process (test/fault injection only). */
 export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer', 'ProjectionBatch'] as const
 
@@ -135,6 +171,17 @@ const settings = {
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
   SATANG_PROJECTOR: { codec: oneOf('OnOff', ['on', 'off'] as const), default: 'on', doc: 'run the projector (read models) inside satang up; off when a separate satang project process runs it' },
   SATANG_PROJECTOR_BATCH_SIZE: { codec: intInRange('Events', 1, 50_000), default: '5000', doc: 'events per projector batch (one transaction per projection per batch)' },
+  SATANG_KAFKA_BROKERS: { codec: brokerList, default: undefined, doc: 'Kafka bootstrap brokers host:port,…; set = the relay publishes every event to SATANG_KAFKA_TOPIC (inside satang up, or as satang relay); unset = no relay' },
+  SATANG_KAFKA_TOPIC: { codec: topicName, default: 'satang.events', doc: 'the topic the relay publishes to (created if absent); the relay keeps one checkpoint per topic' },
+  SATANG_KAFKA_TOPIC_PARTITIONS: { codec: intInRange('Partitions', 1, 10_000), default: '6', doc: 'partitions of the topic when the relay creates it (an existing topic is left as it is)' },
+  SATANG_KAFKA_TOPIC_REPLICATION: { codec: intInRange('ReplicationFactor', 1, 32), default: '1', doc: 'replication factor of the topic when the relay creates it (3 on a production cluster)' },
+  SATANG_KAFKA_CLIENT_ID: { codec: nonEmpty, default: 'satang-relay', doc: 'Kafka client id of the relay (broker logs, quotas)' },
+  SATANG_KAFKA_SOURCE: { codec: uriReference, default: '/satang', doc: 'the CloudEvents source (ce_source header) of every message' },
+  SATANG_KAFKA_BATCH_SIZE: { codec: intInRange('Events', 1, 50_000), default: '5000', doc: 'most events the relay publishes in one round (acknowledged before the checkpoint moves)' },
+  SATANG_KAFKA_BATCH_BYTES: { codec: intInRange('Bytes', 16_384, 100_000_000), default: '900000', doc: "most bytes of keys, values and headers in one produce request; a round larger than this is sent as several requests, in order (keep it below the broker's message.max.bytes)" },
+  SATANG_KAFKA_TIMEOUT_MS: { codec: intInRange('Milliseconds', 1_000, 600_000), default: '30000', doc: 'how long the broker may take to acknowledge a request, and to connect' },
+  SATANG_KAFKA_RETRY_BASE_MS: { codec: intInRange('Milliseconds', 10, 60_000), default: '500', doc: 'first wait before the relay retries after a failure (broker down, topic missing); it doubles each time' },
+  SATANG_KAFKA_RETRY_MAX_MS: { codec: intInRange('Milliseconds', 100, 600_000), default: '30000', doc: "longest wait between the relay's retries" },
   SATANG_FAULT_CRASH_AFTER: { codec: oneOf('CrashPoint', CRASH_POINTS), default: undefined, doc: 'fault injection for tests only: SIGKILL the process right after PaymentRequested is stored (nothing sent), right after the gateway answered a create (outcome not stored), or in the middle of the third projector batch (ProjectionBatch: one projection written, not committed)' },
 } as const
 

@@ -22,6 +22,7 @@ export { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, makeEventStore, migrate, openDat
 export { SANDBOX_MERCHANT_ID, connectGateway, merchantIdOf, statusTables, type GatewayConnection } from './composition/gateway.ts'
 export { apiTokens, callbackUrlsOf } from './roles/api.ts'
 export { registerProjectionMetrics, runProjector } from './roles/projector.ts'
+export { runRelay } from './roles/relay.ts'
 export { ROLES, isRoleChoice, type Role, type RoleChoice } from './roles/role.ts'
 
 const STARTERS: Readonly<Record<Role, (ctx: ProcessContext) => StartedRole | Promise<StartedRole>>> = {

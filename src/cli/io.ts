@@ -39,3 +39,16 @@ export const readFieldsJson = async (fieldsFile: string | undefined): Promise<Re
   }
   return { ...parsed }
 }
+
+/** Resolves with the signal once SIGINT (Ctrl-C) or SIGTERM arrives, after printing `satang: SIGTERM: stopping <what>…`. */
+export const untilStopSignal = (what: string): Promise<NodeJS.Signals> =>
+  new Promise((done) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.stdout.write(`satang: ${signal}: stopping ${what}…\n`)
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      done(signal)
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import type { Pool } from 'pg'
+import { createRelayCheckpointsTable } from '../jobs/relay-checkpoint.ts'
 import type { Logger } from '../logger.ts'
 import { LOCK_NAMESPACE, isValidSchemaName } from '../platform/postgres/names.ts'
 import { makeKnex } from '../platform/postgres/pool.ts'
@@ -9,7 +10,7 @@ import { qualified, type Projection } from './types.ts'
 /**
  * The read models' schema, as knex migrations (`<schema>.knex_migrations`): the checkpoints table,
  * then one migration per projection and version that creates its tables and views and its checkpoint
- * at the start of the log. A projection whose tables change gets a new migration; the usual one drops
+ * at the start of the log, and the Kafka relay's checkpoints table. A projection whose tables change gets a new migration; the usual one drops
  * its tables and resets the checkpoint (the projector then rebuilds it), or, to keep serving while it
  * rebuilds, leaves that to `satang project --rebuild NAME`.
  */
@@ -31,6 +32,8 @@ const projectionMigration = (schema: string, p: Projection): ReadModelMigration 
 export const readModelMigrations = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => [
   { name: '0001_projection_checkpoints', up: async (db) => void (await db.raw(createCheckpointsTable(schema))) },
   ...projections.map((p) => projectionMigration(schema, p)),
+  // The Kafka relay's checkpoints live beside the projections' (its SQL is the relay's: jobs/relay-checkpoint.ts).
+  { name: 'relay_checkpoints_v1', up: async (db) => void (await db.raw(createRelayCheckpointsTable(schema))) },
 ]
 
 const sourceOf = (migrations: ReadonlyArray<ReadModelMigration>): Knex.MigrationSource<ReadModelMigration> => ({

@@ -1,11 +1,8 @@
-import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
+import { lagAfter } from '../application/log-lag.ts'
 import type { EventStore, Position } from '../application/ports/event-store.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import type { Projection } from './types.ts'
-
-/** Events behind are counted up to this many; beyond, the figure says "at least". */
-export const LAG_COUNT_CAP = 1_000_000
 
 export type ProjectionStatus = {
   readonly name: string
@@ -31,23 +28,13 @@ export const projectionStatus = async (store: EventStore, pool: Pool, schema: st
   const out: ProjectionStatus[] = []
   for (const p of projections) {
     const cp = checkpoints.get(p.name)
-    const from = cp?.position ?? undefined
-    const counted = await store.countAfter(from, LAG_COUNT_CAP)()
-    if (E.isLeft(counted)) throw new Error(`reading the event log failed (${counted.left._tag})`, { cause: counted.left })
-    let secondsBehind = 0
-    if (counted.right > 0) {
-      const next = await store.readAll({ ...(from === undefined ? {} : { from }), maxCount: 1 })()
-      const first = E.isRight(next) ? next.right[0] : undefined
-      if (first !== undefined && E.isRight(first)) secondsBehind = Math.max(0, (now().getTime() - first.right.recordedAt.getTime()) / 1000)
-    }
+    const lag = await lagAfter(store, cp?.position ?? undefined, now)
     out.push({
       name: p.name,
       description: p.description,
       position: cp?.position ?? null,
       eventsApplied: cp?.eventsApplied ?? 0,
-      eventsBehind: counted.right,
-      eventsBehindCapped: counted.right >= LAG_COUNT_CAP,
-      secondsBehind,
+      ...lag,
       lastRecordedAt: cp?.lastRecordedAt ?? null,
       updatedAt: cp?.updatedAt ?? null,
       state: cp === undefined ? 'not_migrated' : cp.failure === null ? 'running' : 'failed',

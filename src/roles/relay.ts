@@ -1,17 +1,54 @@
+import { registerRelayMetrics } from '../adapters/http/relay-metrics.ts'
+import { makeKafkaEventPublisher } from '../adapters/kafka/publisher.ts'
+import type { EventStore } from '../application/ports/event-store.ts'
+import { READ_MODEL_SCHEMA, type Database } from '../composition/database.ts'
+import type { Config } from '../config.ts'
+import { startRelay, type Relay } from '../jobs/index.ts'
+import type { Logger } from '../logger.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
+/** The Kafka relay as `satang relay` and the relay role run it; undefined when SATANG_KAFKA_BROKERS is unset. */
+export const runRelay = (config: Config, store: EventStore, db: Database, log: Logger): Relay | undefined => {
+  const brokers = config.SATANG_KAFKA_BROKERS
+  if (brokers === undefined) return undefined
+  const publisher = makeKafkaEventPublisher(
+    { log },
+    {
+      brokers,
+      topic: config.SATANG_KAFKA_TOPIC,
+      clientId: config.SATANG_KAFKA_CLIENT_ID,
+      partitions: config.SATANG_KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: config.SATANG_KAFKA_TOPIC_REPLICATION,
+      source: config.SATANG_KAFKA_SOURCE,
+      maxRequestBytes: config.SATANG_KAFKA_BATCH_BYTES,
+      timeoutMs: config.SATANG_KAFKA_TIMEOUT_MS,
+    },
+  )
+  return startRelay(
+    { store, publisher, pool: db.pool, log },
+    { schema: READ_MODEL_SCHEMA, topic: config.SATANG_KAFKA_TOPIC, batchSize: config.SATANG_KAFKA_BATCH_SIZE, retryBaseMs: config.SATANG_KAFKA_RETRY_BASE_MS, retryMaxMs: config.SATANG_KAFKA_RETRY_MAX_MS },
+  )
+}
+
 /**
- * The relay role: publishes the event log to Kafka. It does its work once the Kafka relay lands
- * (issue 14); until then the role starts, answers /healthz and says so.
+ * The relay role: publishes every event of the log to Kafka when SATANG_KAFKA_BROKERS is set (off
+ * otherwise, so the embedded quick start needs no broker). Several relay processes may run: one
+ * publishes, the others stand by and take over when it dies.
  */
 export const startRelayRole = (ctx: ProcessContext): StartedRole => {
-  ctx.log.info({ role: 'relay' }, 'the relay role has no work yet: nothing is published to Kafka')
+  const { config } = ctx
+  const relay = runRelay(config, ctx.store, ctx.db, ctx.log)
+  if (relay !== undefined) registerRelayMetrics(ctx.metrics, relay, ctx.log)
   return {
     role: 'relay',
     routes: [],
     checks: [],
     listening: () => undefined,
-    summary: () => ['relay: no Kafka relay in this version'],
-    stop: async () => undefined,
+    summary: () => [
+      config.SATANG_KAFKA_BROKERS === undefined
+        ? 'Kafka relay off (set SATANG_KAFKA_BROKERS to publish every event to Kafka)'
+        : `Kafka relay: every event to topic ${config.SATANG_KAFKA_TOPIC} on ${config.SATANG_KAFKA_BROKERS.join(',')} (lag: satang relay --status)`,
+    ],
+    stop: async () => relay?.stop(),
   }
 }

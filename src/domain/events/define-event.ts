@@ -27,6 +27,8 @@ export type EventDefinition<T extends string, A> = {
   /** Decodes stored data of `schemaVersion` with that version's codec, then upcasts it to the newest shape. */
   readonly decode: (schemaVersion: number, data: unknown) => E.Either<EventDecodeError, DomainEventOf<T, A>>
   readonly is: <Ev extends { readonly type: string }>(e: Ev) => e is Extract<Ev, { readonly type: T }>
+  /** The codec of one stored version's data (for the published JSON Schemas), undefined for an unknown version. */
+  readonly codecOf: (schemaVersion: number) => t.Type<unknown, JsonObject, unknown> | undefined
 }
 
 /** A codec of one version's data: decodes stored JSON, encodes to a JSON object. */
@@ -91,5 +93,6 @@ export function defineEvent(
       return E.right({ type, data: upcastFrom(schemaVersion, decoded.right) })
     },
     is: <Ev extends { readonly type: string }>(e: Ev): e is Extract<Ev, { readonly type: string }> => e.type === type,
+    codecOf: (schemaVersion) => steps.get(schemaVersion)?.codec,
   }
 }

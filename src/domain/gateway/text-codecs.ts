@@ -63,18 +63,25 @@ export const listOr = (values: ReadonlyArray<string>): string =>
   values.length <= 1 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${String(values[values.length - 1])}`
 
 /** One of a fixed set of strings (an enumeration of the spec), with the rule naming the allowed values. */
-export const oneOf = <const V extends readonly [string, ...string[]]>(name: string, values: V): t.Type<V[number], string, unknown> => {
-  const isMember = (u: unknown): u is V[number] => values.some((v) => v === u)
-  return new t.Type<V[number], string, unknown>(
-    name,
-    isMember,
-    (u, c) => {
-      if (u === undefined) return t.failure(u, c, 'is required')
-      return isMember(u) ? t.success(u) : t.failure(u, c, `must be ${listOr(values)}`)
-    },
-    t.identity,
-  )
+export class OneOfType<V extends string> extends t.Type<V, string, unknown> {
+  /** The allowed values, in the order given (for documentation and JSON Schemas). */
+  readonly values: ReadonlyArray<V>
+  constructor(name: string, values: ReadonlyArray<V>) {
+    const isMember = (u: unknown): u is V => values.some((v) => v === u)
+    super(
+      name,
+      isMember,
+      (u, c) => {
+        if (u === undefined) return t.failure(u, c, 'is required')
+        return isMember(u) ? t.success(u) : t.failure(u, c, `must be ${listOr(values)}`)
+      },
+      t.identity,
+    )
+    this.values = values
+  }
 }
+
+export const oneOf = <const V extends readonly [string, ...string[]]>(name: string, values: V): OneOfType<V[number]> => new OneOfType<V[number]>(name, values)
 
 /** The type of an `absentable` codec; `type` is the codec of a value that is present. */
 export class AbsentableType<A, O> extends t.Type<A | null | '', O | null | '', unknown> {

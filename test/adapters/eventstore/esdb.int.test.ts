@@ -1,23 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { binaryEvent, EventStoreDBClient } from '@eventstore/db-client'
-import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers'
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers'
 import { afterAll, beforeAll } from 'vitest'
 import { makeEsdbEventStore } from '../../../src/adapters/eventstore/esdb.ts'
 import { silentLogger } from '../../../src/logger.ts'
 import { eventStoreContract } from './eventstore-contract.ts'
+import { dockerProblem } from '../../support/docker.ts'
 
 // EventStoreDB from EVENTSTOREDB_URL, else a container when a Docker engine is reachable, else skipped.
 const IMAGE = 'eventstore/eventstore:24.10'
 const configured = process.env.EVENTSTOREDB_URL
-
-const dockerProblem = async (): Promise<string | undefined> => {
-  try {
-    await getContainerRuntimeClient()
-    return undefined
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err)
-  }
-}
 
 const problem = configured === undefined ? await dockerProblem() : undefined
 const skipReason = problem === undefined ? undefined : `EVENTSTOREDB_URL is not set and no Docker engine is reachable (${problem})`

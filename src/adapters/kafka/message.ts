@@ -1,0 +1,76 @@
+import type { RecordedEvent } from '../../application/ports/event-store.ts'
+
+/**
+ * One stored event as a Kafka message: CloudEvents 1.0 in binary content mode (the Kafka protocol
+ * binding): the attributes travel as `ce_*` headers, `datacontenttype` as `content-type`, and the
+ * value is the event's data as JSON, exactly as stored (payer data is redacted before anything is
+ * stored). The mapping is written here rather than taken from the `cloudevents` SDK (README "Kafka"
+ * says why); the tests read our messages back with the SDK's Kafka binding.
+ *
+ * The public contract (README "Kafka: the event stream for downstream systems", `schemas/`):
+ * - key: the stream name, so one stream's events go to one partition, in order;
+ * - `ce_specversion` `1.0`; `ce_id` the event id (dedupe on it); `ce_source` the configured source;
+ *   `ce_type` `satang.<EventType>.v<schema version>`; `ce_subject` the stream name; `ce_time` when
+ *   the event was committed to the log (RFC 3339, UTC); `content-type` `application/json`;
+ * - extensions: `ce_satangposition` (the global log position, opaque but ordered as byte strings),
+ *   `ce_streamrevision` (0, 1, 2, … within the stream), `ce_correlationid`, `ce_causationid`.
+ */
+
+/** The `ce_type` prefix of every satang event. */
+export const CE_TYPE_PREFIX = 'satang.'
+
+/** `ce_type` of an event type at a schema version: `satang.OrderCreated.v1`. */
+export const ceTypeOf = (type: string, schemaVersion: number): string => `${CE_TYPE_PREFIX}${type}.v${String(schemaVersion)}`
+
+/** The headers of every message, by name (the README's table and `schemas/headers.schema.json` list the same). */
+export const HEADERS = {
+  contentType: 'content-type',
+  specversion: 'ce_specversion',
+  id: 'ce_id',
+  source: 'ce_source',
+  type: 'ce_type',
+  subject: 'ce_subject',
+  time: 'ce_time',
+  position: 'ce_satangposition',
+  streamRevision: 'ce_streamrevision',
+  correlationId: 'ce_correlationid',
+  causationId: 'ce_causationid',
+} as const
+
+export const CONTENT_TYPE = 'application/json'
+
+/** A message as kafkajs sends it. */
+export type OutgoingMessage = {
+  readonly key: string
+  readonly value: string
+  readonly headers: Readonly<Record<string, string>>
+  /** Epoch milliseconds as text: the commit time (`ce_time`). */
+  readonly timestamp: string
+  /** Bytes of key, value and headers, to cut produce requests below the broker's size limit. */
+  readonly bytes: number
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
+
+/** The message of one stored event. */
+export const toKafkaMessage = (e: RecordedEvent, source: string): OutgoingMessage => {
+  const time = e.recordedAt.toISOString()
+  const headers: Record<string, string> = {
+    [HEADERS.contentType]: CONTENT_TYPE,
+    [HEADERS.specversion]: '1.0',
+    [HEADERS.id]: e.eventId,
+    [HEADERS.source]: source,
+    [HEADERS.type]: ceTypeOf(e.type, e.schemaVersion),
+    [HEADERS.subject]: e.streamName,
+    [HEADERS.time]: time,
+    [HEADERS.position]: e.position,
+    [HEADERS.streamRevision]: e.streamRevision.toString(),
+    [HEADERS.correlationId]: text(e.metadata.correlationId),
+    [HEADERS.causationId]: text(e.metadata.causationId),
+  }
+  const key = e.streamName
+  const value = JSON.stringify(e.data)
+  let bytes = Buffer.byteLength(key) + Buffer.byteLength(value)
+  for (const [name, v] of Object.entries(headers)) bytes += name.length + Buffer.byteLength(v)
+  return { key, value, headers, timestamp: String(e.recordedAt.getTime()), bytes }
+}

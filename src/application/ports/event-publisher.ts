@@ -1,0 +1,46 @@
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { RecordedEvent } from './event-store.ts'
+
+/**
+ * What went wrong while publishing, in words an operator can act on:
+ * - `unreachable`: no broker answered (down, wrong address, network);
+ * - `topic`: the destination is missing and could not be created, or is not usable;
+ * - `rejected`: a broker refused the messages (too large, not authorised, invalid);
+ * - `timeout`: a broker did not acknowledge in time (the messages may or may not have been written).
+ */
+export type PublishFailureKind = 'unreachable' | 'topic' | 'rejected' | 'timeout'
+
+/** An operational failure of the publisher, with `retriable` and `cause` as kafkajs reports them. */
+export type PublishFailure = {
+  readonly _tag: 'PublishFailure'
+  readonly kind: PublishFailureKind
+  /** One line naming what failed and where (brokers, topic), never a secret. */
+  readonly message: string
+  readonly retriable: boolean
+  readonly cause: unknown
+}
+
+/** Where events go, as the publisher found (or made) it. */
+export type Destination = {
+  /** Human description: the topic and the brokers. */
+  readonly description: string
+  readonly partitions: number
+  /** Whether `prepare` created it just now. */
+  readonly created: boolean
+}
+
+/**
+ * Publishes stored events, in the order given, to downstream consumers (the Kafka topic). At least once:
+ * a batch that failed may have been written in part, and is published again by the caller.
+ */
+export type EventPublisher = {
+  /** Connects and makes sure the destination exists (creating it when it is absent). */
+  readonly prepare: () => TE.TaskEither<PublishFailure, Destination>
+  /**
+   * Publishes the events in this order and resolves once every one is acknowledged by the broker (all
+   * in-sync replicas). Events of one stream keep their order for consumers.
+   */
+  readonly publish: (events: ReadonlyArray<RecordedEvent>) => TE.TaskEither<PublishFailure, void>
+  /** Disconnects; `prepare` may connect again. */
+  readonly close: () => Promise<void>
+}

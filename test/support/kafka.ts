@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import kafkajs, { type IHeaders } from 'kafkajs'
+import { GenericContainer, type StartedTestContainer } from 'testcontainers'
+import { freePort } from './ports.ts'
+import { dockerProblem } from './docker.ts'
+
+const { Kafka, logLevel } = kafkajs
+
+/**
+ * The Kafka broker of the tests: `SATANG_TEST_KAFKA_BROKERS` (CI starts one with scripts/kafka.sh), else
+ * an Apache Kafka container when a Docker engine is reachable, else none: the tests that need one skip
+ * and print why.
+ */
+export type TestBroker = { readonly brokers: ReadonlyArray<string>; readonly stop: () => Promise<void> }
+
+const IMAGE = 'apache/kafka:4.1.1'
+
+const configured = process.env['SATANG_TEST_KAFKA_BROKERS']?.split(',').map((b) => b.trim()).filter((b) => b !== '')
+
+/** Why the Kafka tests cannot run here, or undefined when they can. */
+export const kafkaSkipReason = async (): Promise<string | undefined> => {
+  if (configured !== undefined && configured.length > 0) return undefined
+  const problem = await dockerProblem()
+  return problem === undefined ? undefined : `SATANG_TEST_KAFKA_BROKERS is not set (start a broker with scripts/kafka.sh start, then eval "$(scripts/kafka.sh env)") and no Docker engine is reachable (${problem})`
+}
+
+/** The configured broker, or a container started now. */
+export const startTestBroker = async (): Promise<TestBroker> => {
+  if (configured !== undefined && configured.length > 0) return { brokers: configured, stop: () => Promise.resolve() }
+  const port = await freePort()
+  const container: StartedTestContainer = await new GenericContainer(IMAGE)
+    .withEnvironment({
+      KAFKA_NODE_ID: '1',
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_LISTENERS: 'PLAINTEXT://:9092,CONTROLLER://:9093',
+      KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://127.0.0.1:${String(port)}`,
+      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
+      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+    })
+    .withExposedPorts({ container: 9092, host: port })
+    .start()
+  return { brokers: [`127.0.0.1:${String(port)}`], stop: async () => void (await container.stop()) }
+}
+
+/** A broker of the test's own, started and stopped with scripts/kafka.sh (the broker-down tests). */
+export type ScriptBroker = { readonly brokers: ReadonlyArray<string>; readonly start: () => Promise<void>; readonly stop: () => Promise<void>; readonly remove: () => Promise<void> }
+
+const KAFKA_SH = fileURLToPath(new URL('../../scripts/kafka.sh', import.meta.url))
+
+const runScript = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('bash', [KAFKA_SH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+
+/** Why a broker of our own cannot be run here (scripts/kafka.sh needs Java 17+), or undefined. */
+export const scriptBrokerSkipReason = async (): Promise<string | undefined> => {
+  const java = await new Promise<string | undefined>((resolve) => {
+    const child = spawn('java', ['-version'], { stdio: ['ignore', 'ignore', 'ignore'] })
+    child.on('error', (e) => resolve(`java is not on PATH (${e.message})`))
+    child.on('close', (code) => resolve(code === 0 ? undefined : `java -version exited ${String(code)}`))
+  })
+  return java === undefined ? undefined : `scripts/kafka.sh cannot run a broker here: ${java}`
+}
+
+/** A broker on a free port with its own run folder; not started yet. */
+export const scriptBroker = async (): Promise<ScriptBroker> => {
+  const port = await freePort()
+  const runDir = await mkdtemp(join(tmpdir(), 'satang-kafka-test-'))
+  const env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir }
+  const must = async (command: string): Promise<void> => {
+    const r = await runScript([command], env)
+    if (r.code !== 0) throw new Error(`scripts/kafka.sh ${command} failed (${String(r.code)}):\n${r.output}`)
+  }
+  return {
+    brokers: [`127.0.0.1:${String(port)}`],
+    start: () => must('start'),
+    stop: () => must('stop'),
+    remove: async () => {
+      await runScript(['stop'], env)
+      await rm(runDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A message as a consumer read it: key, value and headers as text, where it sat. */
+export type ConsumedMessage = {
+  readonly key: string
+  readonly value: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly partition: number
+  readonly offset: string
+  readonly timestamp: string
+}
+
+const headerText = (headers: IHeaders | undefined): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue
+    out[name] = Array.isArray(value) ? value.map((v) => v.toString()).join(',') : value.toString()
+  }
+  return out
+}
+
+/**
+ * Reads `topic` from the beginning, as a new consumer group would, until it has every message the topic
+ * holds now (its high watermarks), and returns them in each partition's order.
+ */
+export const consumeTopic = async (brokers: ReadonlyArray<string>, topic: string, timeoutMs = 60_000): Promise<ReadonlyArray<ConsumedMessage>> => {
+  const kafka = new Kafka({ clientId: 'satang-test-consumer', brokers: [...brokers], logLevel: logLevel.NOTHING })
+  const admin = kafka.admin()
+  await admin.connect()
+  const offsets = await admin.fetchTopicOffsets(topic)
+  await admin.disconnect()
+  const total = offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0)
+  const messages: ConsumedMessage[] = []
+  if (total === 0) return messages
+  const consumer = kafka.consumer({ groupId: `satang-test-${String(Date.now())}-${String(Math.random()).slice(2)}`, maxWaitTimeInMs: 200 })
+  await consumer.connect()
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true })
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`read ${String(messages.length)} of ${String(total)} messages of ${topic} within ${String(timeoutMs)} ms`)), timeoutMs)
+      consumer
+        .run({
+          eachMessage: async ({ partition, message }) => {
+            messages.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', headers: headerText(message.headers), partition, offset: message.offset, timestamp: message.timestamp })
+            if (messages.length >= total) {
+              clearTimeout(timer)
+              resolve()
+            }
+            return Promise.resolve()
+          },
+        })
+        .catch(reject)
+    })
+  } finally {
+    await consumer.disconnect()
+  }
+  return messages
+}
