@@ -1,9 +1,9 @@
 import { Client, type Pool } from 'pg'
 import type { Logger } from '../logger.ts'
-import { LOCK_NAMESPACE, RELAY_LOCK_KEY } from '../platform/postgres/names.ts'
+import { SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 
 /**
- * The relay lock: a PostgreSQL session-level advisory lock `(LOCK_NAMESPACE, RELAY_LOCK_KEY)` held on a
+ * The relay lock: a PostgreSQL session-level advisory lock `(SERVICE_LOCKS, SERVICE_LOCK.relay)` held on a
  * connection of its own for as long as the relay publishes. Only one session of the database can hold
  * it, so only one relay publishes; the others stand by and try again every second.
  *
@@ -65,7 +65,7 @@ export const openLockSession = async (deps: { readonly pool: Pool; readonly log:
 
   const tryAcquire = async (): Promise<boolean> => {
     if (held) return true
-    const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [LOCK_NAMESPACE, RELAY_LOCK_KEY])
+    const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [SERVICE_LOCKS, SERVICE_LOCK.relay])
     held = rows[0]?.ok === true
     return held
   }
@@ -74,7 +74,7 @@ export const openLockSession = async (deps: { readonly pool: Pool; readonly log:
     if (heartbeat !== undefined) clearInterval(heartbeat)
     heartbeat = undefined
     if (lostWith === undefined && held) {
-      await client.query('select pg_advisory_unlock($1, $2)', [LOCK_NAMESPACE, RELAY_LOCK_KEY]).catch((err: unknown) => deps.log.warn({ err }, 'releasing the relay lock failed; closing its connection releases it'))
+      await client.query('select pg_advisory_unlock($1, $2)', [SERVICE_LOCKS, SERVICE_LOCK.relay]).catch((err: unknown) => deps.log.warn({ err }, 'releasing the relay lock failed; closing its connection releases it'))
     }
     held = false
     markLost(new Error('the relay lock session was closed'))

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg'
 import { lagAfter } from '../application/log-lag.ts'
 import type { EventStore, Position } from '../application/ports/event-store.ts'
-import { LOCK_NAMESPACE, RELAY_LOCK_KEY } from '../platform/postgres/names.ts'
+import { SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 import { readRelayCheckpoint } from './relay-checkpoint.ts'
 import { RELAY_APPLICATION_NAME } from './relay-lock.ts'
 
@@ -47,7 +47,7 @@ const relaySessions = async (pool: Pool): Promise<ReadonlyArray<SessionRow>> => 
                        and l.classid = $1::bigint::oid and l.objid = $2::bigint::oid and l.objsubid = 2) as holds
        from pg_stat_activity a
       where a.datname = current_database() and a.application_name like $3`,
-    [LOCK_NAMESPACE, RELAY_LOCK_KEY, `${RELAY_APPLICATION_NAME}%`],
+    [SERVICE_LOCKS, SERVICE_LOCK.relay, `${RELAY_APPLICATION_NAME}%`],
   )
   return rows
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex'
 import type { Pool } from 'pg'
 import { createRelayCheckpointsTable } from '../jobs/relay-checkpoint.ts'
 import type { Logger } from '../logger.ts'
-import { LOCK_NAMESPACE, isValidSchemaName } from '../platform/postgres/names.ts'
+import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 import { makeKnex } from '../platform/postgres/pool.ts'
 import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
 import { qualified, type Projection } from './types.ts'
@@ -18,7 +18,7 @@ import { qualified, type Projection } from './types.ts'
 type ReadModelMigration = { readonly name: string; readonly up: (db: Knex) => Promise<void> }
 
 // The lock that serialises read-model migrations of one database (the event store's is [ns, 1]).
-const MIGRATION_LOCK = [LOCK_NAMESPACE, 2] as const
+const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.readModelMigrations] as const
 
 const projectionMigration = (schema: string, p: Projection): ReadModelMigration => ({
   name: `projection_${p.name}_v1`,

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Pool, PoolClient } from 'pg'
 import type { EventStore, Position } from '../application/ports/event-store.ts'
 import type { Logger } from '../logger.ts'
-import { LOCK_NAMESPACE } from '../platform/postgres/names.ts'
+import { REBUILD_LOCKS } from '../platform/postgres/names.ts'
 import { CHECKPOINTS_TABLE, readCheckpoints } from './checkpoints.ts'
 import { decodeBatchItem, type BatchItem } from './projector.ts'
 import { qualified, readsStream, type ProjectedEvent, type Projection } from './types.ts'
@@ -114,7 +114,7 @@ const rebuildWith = async (deps: RebuildDeps, config: RebuildConfig, mode: 'swap
   // One rebuild of a projection at a time (the scratch schema is theirs).
   const lock = await deps.pool.connect()
   try {
-    const { rows } = await lock.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [LOCK_NAMESPACE, `rebuild:${schema}:${projection.name}`])
+    const { rows } = await lock.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [REBUILD_LOCKS, `rebuild:${schema}:${projection.name}`])
     if (rows[0]?.ok !== true) throw new Error(`a rebuild of ${projection.name} is already running`)
     await lock.query(`drop schema if exists "${scratch}" cascade`)
     await lock.query(`create schema "${scratch}"`)
@@ -200,7 +200,7 @@ const rebuildWith = async (deps: RebuildDeps, config: RebuildConfig, mode: 'swap
     }
   } finally {
     await lock.query(`drop schema if exists "${scratch}" cascade`).catch(() => undefined)
-    await lock.query('select pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, `rebuild:${schema}:${projection.name}`]).catch(() => undefined)
+    await lock.query('select pg_advisory_unlock($1, hashtext($2))', [REBUILD_LOCKS, `rebuild:${schema}:${projection.name}`]).catch(() => undefined)
     lock.release()
   }
 }

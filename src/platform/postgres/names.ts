@@ -1,16 +1,29 @@
 /**
  * Names satang uses inside one PostgreSQL database, shared by the event store's adapter and the read
- * models: the advisory-lock namespace and the rule for schema names.
+ * models: the advisory-lock namespaces and the rule for schema names.
+ *
+ * Advisory locks take two int4 keys, `(namespace, resource)`. Each kind of lock has a namespace of its
+ * own, so that a stream whose name hashes to a small number can never contend with a service's lock.
  */
 
-/**
- * First key of satang's `pg_advisory_(xact_)lock(int4, int4)` locks; the second names the resource
- * (1: event store migrations, 2: read-model migrations, 3: the Kafka relay, `hashtext(stream)`: appends, …).
- */
-export const LOCK_NAMESPACE = 1_515_847_681
+/** Appends serialise per stream on `(STREAM_LOCKS, hashtext(stream))` (transaction locks; see the event store migration). */
+export const STREAM_LOCKS = 1_515_847_681
 
-/** Second key of the session lock held by the one relay that publishes (`satang relay`, or inside `satang up`). */
-export const RELAY_LOCK_KEY = 3
+/** Locks of satang's services: `(SERVICE_LOCKS, SERVICE_LOCK.…)`. */
+export const SERVICE_LOCKS = 1_515_847_682
+
+/** The second key of each service lock. */
+export const SERVICE_LOCK = {
+  /** Serialises concurrent migrations of the event store (transaction lock). */
+  eventStoreMigrations: 1,
+  /** Serialises concurrent migrations of the read models (transaction lock). */
+  readModelMigrations: 2,
+  /** Held (session lock) by the one relay that publishes. */
+  relay: 3,
+} as const
+
+/** A rebuild of one projection holds `(REBUILD_LOCKS, hashtext('rebuild:<schema>:<projection>'))`. */
+export const REBUILD_LOCKS = 1_515_847_683
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,39}$/
 

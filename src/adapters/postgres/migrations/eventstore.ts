@@ -5,10 +5,10 @@ import type { Knex } from 'knex'
 import type { EventStoreFailure } from '../../../application/ports/event-store.ts'
 import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
-import { isValidSchemaName, LOCK_NAMESPACE } from '../../../platform/postgres/names.ts'
+import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 
 // The lock that serialises concurrent migrations of one database.
-const MIGRATION_LOCK = [LOCK_NAMESPACE, 1] as const
+const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.eventStoreMigrations] as const
 
 type Migration = { readonly name: string; readonly up: (db: Knex) => Promise<void> }
 
@@ -47,7 +47,7 @@ create function "${s}".append_queued(p_stream text, p_must_exist boolean, p_even
 returns table (out_revision bigint, out_tx_id text, out_position bigint)
 language plpgsql volatile as $fn$
 begin
-  perform pg_advisory_xact_lock(${String(LOCK_NAMESPACE)}, hashtext(p_stream));
+  perform pg_advisory_xact_lock(${String(STREAM_LOCKS)}, hashtext(p_stream));
   return query
     with inserted as (
       insert into "${s}".events (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
