@@ -16,7 +16,8 @@ import { load, orderKind, record } from './streams.ts'
 
 export type ResolutionStep =
   | { readonly _tag: 'Resolved' }
-  | { readonly _tag: 'Pending'; readonly why: string }
+  /** Not resolved yet; `inFlightForMs`: the create may still be in flight, ask again after that long. */
+  | { readonly _tag: 'Pending'; readonly why: string; readonly inFlightForMs?: number }
   | { readonly _tag: 'QueryFailed'; readonly error: GatewayError }
 
 /** Streams whose create this process is sending right now: they are not "interrupted". */
@@ -31,7 +32,13 @@ export const resolveOnce = async (deps: RecordingDeps, inFlight: InFlight, strea
   if (E.isLeft(loaded)) return { _tag: 'Pending', why: loaded.left._tag }
   const s = loaded.right.state
   if (s._tag !== 'Order' || !awaitsOutcome(s)) return { _tag: 'Resolved' }
-  if (s.request.phase === 'requested' && inFlight.has(stream)) return { _tag: 'Pending', why: 'the create is in flight' }
+  if (s.request.phase === 'requested') {
+    if (inFlight.has(stream)) return { _tag: 'Pending', why: 'the create is in flight' }
+    // Another satang process may be sending it right now: a create stays in flight at most a gateway
+    // timeout, so a younger one is not taken for an interrupted one (which would refuse its sender's outcome).
+    const left = s.request.requestedAt.getTime() + deps.resolve.notFoundAfterMs - deps.now().getTime()
+    if (left > 0) return { _tag: 'Pending', why: 'the create may still be in flight in another satang process', inFlightForMs: left }
+  }
 
   const at = loaded.right.events.findIndex((e) => e.type === 'PaymentRequested')
   const requested = loaded.right.events[at]
@@ -91,8 +98,17 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
   const running = new Map<string, Promise<void>>()
 
   const loop = async (stream: string, cause: Cause): Promise<void> => {
+    let waitedForFlight = false
     for (let attempt = 1; attempt <= deps.resolve.maxAttempts && !deps.stopping.aborted; attempt++) {
       const step = await resolveOnce(deps, inFlight, stream, cause)
+      if (step._tag === 'Pending' && step.inFlightForMs !== undefined && !waitedForFlight) {
+        // Not an attempt (nothing was asked): wait once until the create can no longer be in flight.
+        log.info({ stream, retryInMs: step.inFlightForMs }, 'the create may still be in flight; resolving it once it cannot be')
+        waitedForFlight = true
+        await deps.sleep(step.inFlightForMs, deps.stopping)
+        attempt--
+        continue
+      }
       if (step._tag === 'Resolved') {
         log.info({ stream, attempt }, 'unknown payment outcome resolved by query')
         return

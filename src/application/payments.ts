@@ -209,6 +209,14 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
         }
       : failureOutcome(answer.left, now)
     const recorded = await recordOrder(stream, () => outcome.command, { cause: chain, source: outcome.source, traceId: outcome.traceId })()
+    if (E.isLeft(recorded) && recorded.left._tag === 'Rejected' && recorded.left.rejection._tag === 'NoPaymentRequestPending') {
+      // The order moved on while the create was in flight (another process took it for interrupted, or an
+      // observation resolved it): what is recorded stands, and is resolved by query if still open.
+      log.warn({ stream, phase: recorded.left.rejection.phase }, 'the create outcome arrived after the order moved on; answering with the order as recorded')
+      resolver.schedule(stream, chain)
+      const v = await viewOf(stream)
+      return v === undefined || v.view === null ? unavailable('the event store could not be read') : ok(v.view, 'accepted')
+    }
     if (E.isLeft(recorded)) {
       // The request event is stored: the resolution (now, or at the next start) finds the outcome by query.
       log.error({ stream, err: describeHandleError(recorded.left, (r) => r._tag) }, 'the create outcome could not be recorded; resolving by query')

@@ -184,6 +184,37 @@ describe('unknown outcomes', () => {
   })
 })
 
+describe('a create in flight in another process', () => {
+  it('is not taken for interrupted by a resolver that starts meanwhile: nothing is appended until a gateway timeout has passed, and the sender records its outcome', async () => {
+    const store = makeMemoryEventStore()
+    const gateway = makeFakeGateway()
+    gateway.answer('applyCheckout', applyAnswer())
+    gateway.answer('queryPayment', queryAnswer('PS'))
+    let release = (): void => undefined
+    const released = new Promise<void>((r) => (release = r))
+    const slow = { ...gateway, applyCheckout: (...args: Parameters<typeof gateway.applyCheckout>) => async () => {
+      await released
+      return gateway.applyCheckout(...args)()
+    } }
+    const clock = makeClock()
+    const sender = makeRecording(testDeps(store, slow, { now: clock.now }))
+    const sending = sender.payments.create('checkout', checkoutInput(), cause)
+    for (let i = 0; i < 20 && typesOf(store, STREAM).length < 2; i++) await new Promise((r) => setTimeout(r, 1))
+    expect(typesOf(store, STREAM)).toEqual(['OrderCreated', 'PaymentRequested'])
+
+    // Another satang starts now, on the same log, with the same clock: its start-up recovery finds the create.
+    const other = makeRecording(testDeps(store, gateway, { now: clock.now, resolve: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, notFoundAfterMs: 15_000, notFoundCodes: [404001] }, stopping: AbortSignal.abort() }))
+    expect(await other.resolver.resolveOnce(STREAM, cause)).toMatchObject({ _tag: 'Pending', inFlightForMs: 15_000 })
+    expect(typesOf(store, STREAM)).toEqual(['OrderCreated', 'PaymentRequested'])
+
+    release()
+    const answered = await sending
+    expect(answered).toMatchObject({ _tag: 'Ok', status: 'created' })
+    expect(typesOf(store, STREAM)).toEqual(['OrderCreated', 'PaymentRequested', 'PaymentRequestAccepted'])
+    expect(gateway.count('queryPayment')).toBe(0)
+  })
+})
+
 describe('direct payments and reads', () => {
   it('a direct payment returns the channel data; GET ?refresh=true records a query observation', async () => {
     const store = makeMemoryEventStore()

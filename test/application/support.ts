@@ -105,6 +105,8 @@ export const makeClock = (start = '2026-11-21T03:00:00.000Z'): TestClock => {
 export const testDeps = (store: MemoryEventStore, gateway: GatewayPort, over: Partial<RecordingDeps> = {}): RecordingDeps & { readonly crashes: CrashPoint[] } => {
   const crashes: CrashPoint[] = []
   let id = 0
+  // Waiting moves the clock, as it would in real time.
+  const clock = makeClock()
   return {
     store,
     gateway,
@@ -112,9 +114,11 @@ export const testDeps = (store: MemoryEventStore, gateway: GatewayPort, over: Pa
     merchantId: MERCHANT_ID,
     callbackUrls: () => CALLBACKS,
     statusTables: { payment: DEFAULT_PAYMENT_STATUS_TABLE, refund: DEFAULT_REFUND_STATUS_TABLE },
-    now: makeClock().now,
+    now: clock.now,
     newId: () => `id-${String(++id)}`,
-    sleep: async () => undefined,
+    sleep: async (ms) => {
+      clock.advance(ms)
+    },
     log: silentLogger(),
     resolve: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1, notFoundAfterMs: 1000, notFoundCodes: [404001] },
     crashPoint: (p) => {
