@@ -228,6 +228,7 @@ export const makeGatewayClient = (deps: GatewayClientDeps): GatewayClient => {
           (e) => e.retriable,
           attempt,
           (e, n, delayMs) => callLog.info({ attempt: n, delayMs, ...loggable(e) }, 'retrying gateway query'),
+          (e) => (e._tag === 'GatewayRejected' || e._tag === 'TransportFailed' ? e.retryAfterMs : undefined),
         ),
         TE.bimap(
           (e) => {
