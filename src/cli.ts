@@ -3,6 +3,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
 import { registerProjectCommand } from './cli/project.ts'
+import { registerReconcileCommand } from './cli/reconcile.ts'
 import { registerReportCommand } from './cli/report.ts'
 import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
@@ -19,6 +20,7 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerSignatureCommands(program, setExitCode)
   registerSandboxCommand(program, setExitCode)
   registerProjectCommand(program, setExitCode)
+  registerReconcileCommand(program, setExitCode)
   registerReportCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
   return program

@@ -29,6 +29,10 @@ import { loadOrCreateGatewayKey } from './adapters/sandbox/keys.ts'
 import { makeSandbox } from './adapters/sandbox/sandbox.ts'
 import { makeReadModelQueries, PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, projectionStatus, startProjector, type Projector, type ReadModels } from './projections/index.ts'
 import { Gauge, type Registry } from 'prom-client'
+import { makeReconcileDeps, startReconcileScheduler } from './roles/reconciliation.ts'
+import { registerReconciliationRoutes } from './adapters/http/reconciliation-routes.ts'
+import { acknowledgeBreak } from './application/reconciliation-acknowledge.ts'
+import { makeReconciliationQueries } from './projections/reconciliation-queries.ts'
 
 /**
  * The composition root: the only module that reads the environment and wires adapters from config.
@@ -70,7 +74,7 @@ export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<
 
 export const rootLogger = (config: Config): Logger => makeLogger({ level: config.SATANG_LOG_LEVEL })
 
-const dataPath = (config: Config, ...parts: string[]): string => {
+export const dataPath = (config: Config, ...parts: string[]): string => {
   const base = isAbsolute(config.SATANG_DATA_DIR) ? config.SATANG_DATA_DIR : resolve(process.cwd(), config.SATANG_DATA_DIR)
   return join(base, ...parts)
 }
@@ -259,7 +263,7 @@ const readKeyFile = async (variable: string, path: string, load: (pem: string) =
   return key.right
 }
 
-const clientFor = (config: Config, log: Logger, baseUrl: string, signingKey: KeyObject, responseVerifier: Verifier | undefined, retriableCodes: ReadonlyArray<number>): GatewayClient =>
+export const clientFor = (config: Config, log: Logger, baseUrl: string, signingKey: KeyObject, responseVerifier: Verifier | undefined, retriableCodes: ReadonlyArray<number>): GatewayClient =>
   makeGatewayClient({
     baseUrl,
     merchantSigner: makeSigner(canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1, signingKey),
@@ -478,7 +482,14 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
           },
         },
       ],
-      routes: [registerV1Routes({ recording, tokens: makeTokenMatcher(tokens.tokens) }), registerLedgerRoutes({ readModels: readModelsOf(db), tokens: makeTokenMatcher(tokens.tokens) }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics })],
+      routes: [registerV1Routes({ recording, tokens: makeTokenMatcher(tokens.tokens) }), registerLedgerRoutes({ readModels: readModelsOf(db), tokens: makeTokenMatcher(tokens.tokens) }),
+        registerReconciliationRoutes({
+          readModels: readModelsOf(db),
+          merchantId: gateway.merchantId,
+          tokens: makeTokenMatcher(tokens.tokens),
+          acknowledge: (id, actor, reason, cause) => acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause),
+        }),
+        registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics })],
     })
     const httpUrl = await app.listen({ host: config.SATANG_HTTP_HOST, port: config.SATANG_HTTP_PORT })
     closers.push(() => app.close())
@@ -500,6 +511,15 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
       await recovery
       await recording.resolver.idle()
     })
+
+    // ---- reconciliation scheduler (issue 13): the daily run and sweeps; belongs to the `scheduler` role ----
+    if (config.SATANG_RECONCILE_SCHEDULER === 'on') {
+      const scheduler = startReconcileScheduler(
+        config,
+        makeReconcileDeps({ config, store, db, gateway: gateway.client, merchantId: gateway.merchantId, statusTables: tables, log, newId: randomUUID }),
+      )
+      closers.push(scheduler.stop)
+    }
     return {
       httpUrl,
       publicUrl,

@@ -12,7 +12,7 @@ export class RunStoreFailed extends Error {
  * every `maxMs`. Appends are serialised (one writer, in order). An item is part of the run only once
  * its batch is appended: a run killed before that checks it again when resumed.
  */
-export const makeBatcher = (writer: RunWriter, options: { readonly maxItems: number; readonly maxMs: number }) => {
+export const makeBatcher = (writer: RunWriter, options: { readonly maxItems: number; readonly maxMs: number; readonly onRecorded?: (batches: number) => void }) => {
   let waiting: ItemRecord[] = []
   let chain: Promise<void> = Promise.resolve()
   let failure: RunStoreFailed | undefined
@@ -26,6 +26,7 @@ export const makeBatcher = (writer: RunWriter, options: { readonly maxItems: num
       if (failure !== undefined) return
       const done = await writer.record(batch)
       if (E.isLeft(done)) failure = new RunStoreFailed(`the run stream could not record ${String(batch.length)} checked items: ${describeRunStoreError(done.left)}`)
+      else options.onRecorded?.(writer.state().batches.length)
     })
     return chain
   }

@@ -42,6 +42,8 @@ export type ReconcileRequest = {
   readonly onProgress?: (p: Progress) => void
   /** Stops taking items; what was checked is recorded, the run stays open and the next run resumes it. */
   readonly signal?: AbortSignal
+  /** Called after each batch is appended, with the number of batches the run stream holds (fault injection in tests). */
+  readonly onBatchRecorded?: (batches: number) => void
 }
 
 export type ReconcileFailure =
@@ -210,7 +212,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     known: byItem,
   }
 
-  const batcher = makeBatcher(writer, req.batch ?? { maxItems: 1000, maxMs: 1000 })
+  const batcher = makeBatcher(writer, { ...(req.batch ?? { maxItems: 1000, maxMs: 1000 }), ...(req.onBatchRecorded === undefined ? {} : { onRecorded: req.onBatchRecorded }) })
   const alreadyChecked = writer.state().batches.reduce((n, b) => n + b.items.length, 0)
   let checked = alreadyChecked
   let checkedHere = 0

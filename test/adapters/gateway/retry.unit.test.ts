@@ -52,7 +52,7 @@ describe('retryPolicyProblems', () => {
   })
 })
 
-type Err = { readonly retriable: boolean; readonly n: number }
+type Err = { readonly retriable: boolean; readonly n: number; readonly retryAfterMs?: number }
 
 const scripted = (outcomes: ReadonlyArray<E.Either<Err, string>>) => {
   const calls: number[] = []
@@ -112,13 +112,13 @@ describe('retrying', () => {
     const after = (ms: number) => ({ retriable: true, n: 0, retryAfterMs: ms })
     const { calls, attempt } = scripted([E.left(after(1000)), E.right('done')])
     const { slept, sleep } = recordingSleep()
-    const result = await retrying(policy, { random: () => 0.5, sleep }, (e) => e.retriable, attempt, undefined, (e: { readonly retryAfterMs?: number }) => e.retryAfterMs)()
+    const result = await retrying(policy, { random: () => 0.5, sleep }, (e) => e.retriable, attempt, undefined, (e: Err) => e.retryAfterMs)()
     expect(result).toEqual(E.right('done'))
     expect(calls).toEqual([1, 2])
     expect(slept).toEqual([1050])
     const tooLong = scripted([E.left(after(MAX_RETRY_AFTER_MS + 1)), E.right('never')])
     const quiet = recordingSleep()
-    expect(await retrying(policy, { random: () => 0.5, sleep: quiet.sleep }, () => true, tooLong.attempt, undefined, (e: { readonly retryAfterMs?: number }) => e.retryAfterMs)()).toMatchObject({ _tag: 'Left' })
+    expect(await retrying(policy, { random: () => 0.5, sleep: quiet.sleep }, () => true, tooLong.attempt, undefined, (e: Err) => e.retryAfterMs)()).toMatchObject({ _tag: 'Left' })
     expect(quiet.slept).toEqual([])
   })
 })
