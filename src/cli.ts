@@ -15,6 +15,8 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
     .description('satang: an event-sourced payment ledger and reconciliation engine for Thai baht gateway merchants')
     .version(pkg.version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    // An option after a subcommand is that subcommand's (`satang reconcile ack … --json`).
+    .enablePositionalOptions()
     .exitOverride()
   registerUpCommands(program, setExitCode)
   registerSignatureCommands(program, setExitCode)

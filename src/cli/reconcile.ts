@@ -138,6 +138,8 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
     .option('--json', "print the run's result as one JSON document on stdout")
     .option('--as-of <instant>', 'measure grace periods (not found, stale pending, missing charges) as of this ISO-8601 instant instead of now; recorded with the run')
     .option('--no-progress', 'no progress lines on stderr')
+    // `satang reconcile ack … --json`: options after `ack` are the subcommand's.
+    .enablePositionalOptions()
     .addHelpText('after', HELP_AFTER)
     .action(async (opts: ReconcileOptions) => {
       const now = new Date()

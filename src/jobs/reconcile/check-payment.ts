@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describeHandleError } from '../../application/command-handler.ts'
 import type { ScopedPayment } from '../../application/ports/read-models.ts'
 import { load, orderKind, record } from '../../application/streams.ts'
+import type { DiscrepancyObservedData, MismatchField } from '../../domain/events/common/discrepancy-observed.ts'
 import { notFoundObservationKey } from '../../domain/events/common/query-not-found.ts'
 import { paymentObservationKey, type OrderCommand, type OrderEvent, type OrderState } from '../../domain/order/index.ts'
 import type { PaymentAnswer } from '../../domain/reconciliation/answer.ts'
@@ -48,6 +49,13 @@ const commandFor = (run: RunContext, asked: Asked<PaymentAnswer, PaymentQueryRes
     : { type: 'ObservePaymentNotFound', code: a.code, message: a.message, traceId: a.traceId, observedAt: now }
 }
 
+/**
+ * The mismatches satang recorded earlier for this very answer (a DiscrepancyObserved of the same
+ * observation key): the aggregate decided then, and the same answer again decides nothing new.
+ */
+export const mismatchesRecordedFor = (discrepancies: ReadonlyArray<DiscrepancyObservedData>, key: string | null): ReadonlyArray<MismatchField> =>
+  key === null ? [] : discrepancies.filter((d) => d.observationKey === key).flatMap((d) => d.mismatches.map((m) => m.field))
+
 const mismatchFields = (appended: ReadonlyArray<OrderEvent>) => appended.flatMap((e) => (e.type === 'DiscrepancyObserved' ? e.data.mismatches.map((m) => m.field) : []))
 
 const settled = (to: string, s: OrderState): boolean => s._tag === 'Order' && (to === 'not_found' ? s.request.phase === 'failed' : s.status?.classification.final === true)
@@ -63,11 +71,12 @@ export const checkPayment = async (run: RunContext, p: ScopedPayment): Promise<I
   const evidence = evidenceOf(run, p.merchantOrderId, asked)
   const gatewayView = paymentGatewayView(asked.answer)
 
-  const seen: { item?: PaymentItem | null; comparison?: Comparison } = {}
+  const seen: { item?: PaymentItem | null; comparison?: Comparison; recorded?: ReadonlyArray<MismatchField> } = {}
   /** Classifies the order as the stream holds it now; the command that records the answer (null: nothing to record). */
   const classify = (s: OrderState): OrderCommand | null => {
     const item = itemOf(p, s)
     seen.item = item
+    seen.recorded = s._tag === 'Order' ? mismatchesRecordedFor(s.discrepancies, evidence.observationKey) : []
     seen.comparison = item === null ? unchecked('the order stream holds no order', 0n) : compare({ kind: 'payment', item, answer: asked.answer }, run.policy)
     return commandFor(run, asked, seen.comparison)
   }
@@ -102,7 +111,7 @@ export const checkPayment = async (run: RunContext, p: ScopedPayment): Promise<I
   let healedFrom: string | null = null
   if (item !== null && comparison._tag === 'Heal') {
     healedFrom = item.status?.code ?? item.phase
-    if (!run.dryRun) comparison = settleHeal(comparison, { mismatches: mismatchFields(appended), wasSettled: false, isSettled: after !== undefined && settled(comparison.to, after) })
+    if (!run.dryRun) comparison = settleHeal(comparison, { mismatches: [...(seen.recorded ?? []), ...mismatchFields(appended)], wasSettled: false, isSettled: after !== undefined && settled(comparison.to, after) })
   } else if (item !== null && comparison._tag === 'Matched' && healedEarlier(run, item) && item.status !== null) {
     comparison = heal(item.status.code, item.amount)
   }

@@ -3,6 +3,7 @@ import { describeHandleError } from '../../application/command-handler.ts'
 import type { ScopedRefund } from '../../application/ports/read-models.ts'
 import { loadRefundOrderContext } from '../../application/refund-context.ts'
 import { load, record, refundKind } from '../../application/streams.ts'
+import type { MismatchField } from '../../domain/events/common/discrepancy-observed.ts'
 import { notFoundObservationKey } from '../../domain/events/common/query-not-found.ts'
 import type { RefundRecord } from '../../domain/gateway/refund-query.ts'
 import type { RefundAnswer } from '../../domain/reconciliation/answer.ts'
@@ -14,7 +15,7 @@ import type { ItemRecord } from '../../domain/reconciliation/run.ts'
 import { refundGatewayView, refundSatangView } from '../../domain/reconciliation/views.ts'
 import { refundObservationKey, type RefundCommand, type RefundEvent, type RefundOrderContext, type RefundState } from '../../domain/refund/index.ts'
 import { askRefund, type Asked } from './ask-gateway.ts'
-import { ItemStoreFailed } from './check-payment.ts'
+import { ItemStoreFailed, mismatchesRecordedFor } from './check-payment.ts'
 import type { RunContext } from './context.ts'
 import { itemRecordOf, refundRef } from './item-record.ts'
 
@@ -54,9 +55,10 @@ export const checkRefund = async (run: RunContext, r: ScopedRefund): Promise<Ite
 
   const loaded = await load(run.deps, refundKind, r.stream)()
   if (E.isLeft(loaded)) throw new ItemStoreFailed(`refund ${r.merchantRefundId}: ${describeHandleError(loaded.left, () => 'rejected')}`)
-  const seen: { item: RefundItem | null; comparison: Comparison } = { item: null, comparison: unchecked('not classified', 0n) }
+  const seen: { item: RefundItem | null; comparison: Comparison; recorded: ReadonlyArray<MismatchField> } = { item: null, comparison: unchecked('not classified', 0n), recorded: [] }
   const classify = (s: RefundState): void => {
     seen.item = itemOf(r, s)
+    seen.recorded = s._tag === 'Refund' ? mismatchesRecordedFor(s.discrepancies, evidence.observationKey) : []
     seen.comparison = seen.item === null ? unchecked('the refund stream holds no refund', 0n) : compare({ kind: 'refund', item: seen.item, answer: asked.answer }, run.policy)
   }
   classify(loaded.right.state)
@@ -88,7 +90,7 @@ export const checkRefund = async (run: RunContext, r: ScopedRefund): Promise<Ite
   if (item !== null && comparison._tag === 'Heal') {
     healedFrom = item.status?.code ?? null
     if (!run.dryRun) {
-      const mismatches = appended.flatMap((e) => (e.type === 'DiscrepancyObserved' ? e.data.mismatches.map((m) => m.field) : []))
+      const mismatches = [...seen.recorded, ...appended.flatMap((e) => (e.type === 'DiscrepancyObserved' ? e.data.mismatches.map((m) => m.field) : []))]
       comparison = settleHeal(comparison, { mismatches, wasSettled: false, isSettled: after !== undefined && settled(after) })
     }
   } else if (item !== null && comparison._tag === 'Matched' && run.resumed && item.statusSource === 'query' && item.statusObservedAt !== null && item.statusObservedAt >= run.startedAt && item.status !== null) {
