@@ -60,6 +60,7 @@ export const startScheduler = (deps: SchedulerDeps, config: SchedulerConfig): Sc
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
+      if (stopping.signal.aborted) return resolve()
       const timer = setTimeout(resolve, ms)
       stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
     })

@@ -256,7 +256,8 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   if (E.isLeft(completed)) return E.left(failure(describeRunStoreError(completed.left)))
   const finishedAt = deps.now()
   const completion = completed.right.completed ?? summarizeRun(completed.right, days.right, finishedAt)
-  log.info({ runId, verdict: completion.verdict, counts: completion.counts, resumed: writer.resumed, dryRun }, 'reconciliation run completed')
+  // A sweep with nothing to check records nothing and says so quietly (it comes every few minutes).
+  ;(dryRun && !req.dryRun ? log.debug.bind(log) : log.info.bind(log))({ runId, verdict: completion.verdict, counts: completion.counts, resumed: writer.resumed, dryRun }, 'reconciliation run completed')
   return E.right({
     recorded: !dryRun,
     runId,
