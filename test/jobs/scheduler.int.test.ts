@@ -72,8 +72,8 @@ describe('the reconciliation scheduler across processes', () => {
       const before = calls.length
       const deadline = Date.now() + 10_000
       while (!calls.slice(before).includes('b:sweep')) {
-      if (Date.now() > deadline) throw new Error(`b never took over: ${calls.slice(before).join(', ')}`)
-      await sleep(20)
+        if (Date.now() > deadline) throw new Error(`b never took over: ${calls.slice(before).join(', ')}`)
+        await sleep(20)
       }
       expect(calls.slice(before).every((c) => c.startsWith('b:'))).toBe(true)
       expect(calls.filter((c) => c.includes(':daily:'))).toHaveLength(1)
