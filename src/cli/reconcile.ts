@@ -98,7 +98,10 @@ export const exitCodeOf = (v: Verdict): number => (v === 'reconciled' || v === '
 const failureText = (f: ReconcileFailure): string =>
   f._tag === 'Interrupted' ? `interrupted after ${f.checked.toLocaleString('en-US')} items; run ${f.runId} stays open and the next run of the same scope resumes it` : f.message
 
-/** Opens what a tool run needs: the database (migrated), the event log, a projector keeping the read models current. */
+/**
+ * Opens what a tool run needs: the database (migrated), the event log, and a projector keeping the read
+ * models current (unless SATANG_PROJECTOR=off: then another process runs it, and the run waits for it).
+ */
 const openTool = async (config: Config, log: Logger, setExitCode: (code: number) => void): Promise<{ readonly db: Database; readonly store: EventStore; readonly stop: () => Promise<void> } | undefined> => {
   let db: Database | undefined
   try {
@@ -112,13 +115,13 @@ const openTool = async (config: Config, log: Logger, setExitCode: (code: number)
     return undefined
   }
   const store = makeEventStore(config, db, log)
-  const projector = runProjector(config, store, db, log)
+  const projector = config.SATANG_PROJECTOR === 'on' ? runProjector(config, store, db, log) : undefined
   const opened = db
   return {
     db: opened,
     store,
     stop: async () => {
-      await projector.stop()
+      await projector?.stop()
       await store.close()
       await opened.close()
     },
@@ -198,8 +201,8 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
           setExitCode(EXIT.failure)
           return
         }
-        // The read models show the run (and what it healed) when the command returns.
-        await waitForReadModels(tool.store, tool.db, 60_000)().catch((e: unknown) => log.warn({ err: e }, 'the read models did not catch up with the run before exit'))
+        // The read models show the run (and what it healed) when the command returns (its own projector is stopped after).
+        if (config.SATANG_PROJECTOR === 'on') await waitForReadModels(tool.store, tool.db, 60_000)().catch((e: unknown) => log.warn({ err: e }, 'the read models did not catch up with the run before exit'))
         process.stdout.write(opts.json === true ? `${JSON.stringify(result.right.report, null, 2)}\n` : summaryText(result.right.report))
         setExitCode(exitCodeOf(result.right.verdict))
       } catch (e) {
