@@ -6,8 +6,9 @@
 // events written into the log with one statement per 2,000 orders, then the read models catch up.
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
@@ -58,11 +59,39 @@ const amountText = (n: number): string => {
   return `${String(Math.floor(s / 100))}.${String(s % 100).padStart(2, '0')}`
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux), null elsewhere; with
+ * `children`, those of its children that ended too (PostgreSQL's backends are the postmaster's).
+ */
+const cpuSecondsOf = async (pid: number | undefined, children = false): Promise<number | null> => {
+  if (pid === undefined) return null
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => null)
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')
+  if (fields === undefined) return null
+  const own = Number(fields[11]) + Number(fields[12])
+  return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100
+}
+
+/** CPU seconds of every PostgreSQL process of this machine (the server is shared: an upper bound of the run's share). */
+const postgresCpuSeconds = async (): Promise<number | null> => {
+  const pids = await readdir('/proc').catch(() => [])
+  let total = 0
+  let found = false
+  for (const pid of pids.filter((p) => /^\d+$/.test(p))) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
+    if (stat === null || !stat.includes('(postgres)')) continue
+    found = true
+    total += (await cpuSecondsOf(Number(pid), true)) ?? 0
+  }
+  return found ? total : null
+}
+
 /** Runs a process to its end; its stdout, stderr and wall time. */
-const runProcess = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly seconds: number }> =>
+const runProcess = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, wrapper: ReadonlyArray<string> = []): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly seconds: number }> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const [command, ...rest] = [...wrapper, process.execPath, ...args]
+    const child = spawn(command ?? process.execPath, rest, { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
@@ -154,7 +183,21 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
       SATANG_PROJECTOR: 'off',
     }
     const day = formatCalendarDate(bangkokDateOf(at))
-    const reconciled = await runProcess([SATANG_BIN, 'reconcile', '--date', day, '--json', '--no-progress', '--concurrency', String(CONCURRENCY)], env)
+    // SATANG_BENCH_PROFILE_DIR: a CPU profile of the reconcile process, to see where its time goes.
+    const profile = process.env['SATANG_BENCH_PROFILE_DIR']
+    const sandboxCpuBefore = await cpuSecondsOf(sandbox.pid)
+    const postgresCpuBefore = await postgresCpuSeconds()
+    const timed = existsSync('/usr/bin/time')
+    const reconciled = await runProcess(
+      [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), SATANG_BIN, 'reconcile', '--date', day, '--json', '--no-progress', '--concurrency', String(CONCURRENCY)],
+      env,
+      // GNU time prints the child's CPU seconds (user system) as the last line of stderr.
+      timed ? ['/usr/bin/time', '-f', 'cpu %U %S'] : [],
+    )
+    const sandboxCpu = (await cpuSecondsOf(sandbox.pid)) ?? Number.NaN
+    const postgresCpu = (await postgresCpuSeconds()) ?? Number.NaN
+    const cpuLine = /cpu (\d+\.\d+) (\d+\.\d+)\s*$/.exec(reconciled.stderr)
+    const reconcileCpu = cpuLine === null ? Number.NaN : Number(cpuLine[1]) + Number(cpuLine[2])
     if (reconciled.stdout.trim() === '') throw new Error(`satang reconcile printed nothing (exit ${String(reconciled.code)}): ${reconciled.stderr}`)
     const report = JSON.parse(reconciled.stdout) as { verdict: string; duration_ms: number; counts: { checked: number; matched: number } }
     if (report.counts.checked !== ORDERS || report.counts.matched !== ORDERS) throw new Error(`the run checked ${String(report.counts.checked)} and matched ${String(report.counts.matched)} of ${String(ORDERS)} orders (verdict ${report.verdict})`)
@@ -167,6 +210,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
       { name: 'reconcile: process wall time (start-up, read-model checks, run, exit)', value: round(reconciled.seconds, 1), unit: 's' },
       { name: `baseline: signed payment queries/s straight to the sandbox, nothing recorded (same client, concurrency ${String(CONCURRENCY)}, own process)`, value: round(baseRate), unit: 'queries/s' },
       { name: 'reconcile rate / baseline rate', value: round(rate / baseRate, 2), unit: 'ratio' },
+      // Where the time goes: CPU seconds spent during the reconcile process's life, on a machine of os.cpus() cores.
+      { name: `where the time goes: CPU of the reconcile process (signing on its thread pool, HTTP, log reads and appends) per 1,000 orders`, value: round((reconcileCpu / ORDERS) * 1000, 2), unit: 'CPU s' },
+      { name: 'where the time goes: CPU of the sandbox process (verifying each request, signing each answer) per 1,000 orders', value: round(((sandboxCpu - (sandboxCpuBefore ?? 0)) / ORDERS) * 1000, 2), unit: 'CPU s' },
+      { name: 'where the time goes: CPU of PostgreSQL (every process of the shared server) per 1,000 orders', value: round(((postgresCpu - (postgresCpuBefore ?? 0)) / ORDERS) * 1000, 2), unit: 'CPU s' },
+      { name: `where the time goes: CPU available per 1,000 orders at the measured rate (${String(cpus().length)} cores)`, value: round((cpus().length / rate) * 1000, 2), unit: 'CPU s' },
     ]
   } finally {
     await sandbox.stop()

@@ -15,6 +15,7 @@ import { makeLogger, type Logger } from './logger.ts'
 import { loadOrCreateKeyPair, loadOrCreateToken } from './local-secrets.ts'
 import { makeEsdbEventStore } from './adapters/eventstore/esdb.ts'
 import { makePostgresEventStore } from './adapters/eventstore/postgres.ts'
+import { makeBackgroundSigner } from './adapters/gateway/background-signer.ts'
 import { makeGatewayClient, type GatewayClient } from './adapters/gateway/client.ts'
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, type Verifier } from './domain/gateway/signing.ts'
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from './adapters/http/api-tokens.ts'
@@ -267,6 +268,7 @@ export const clientFor = (config: Config, log: Logger, baseUrl: string, signingK
   makeGatewayClient({
     baseUrl,
     merchantSigner: makeSigner(canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1, signingKey),
+    backgroundSigner: makeBackgroundSigner(canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1, signingKey),
     ...(responseVerifier === undefined ? {} : { gatewayVerifier: responseVerifier }),
     log,
     timeouts: { connectMs: config.SATANG_GATEWAY_CONNECT_TIMEOUT_MS, requestMs: config.SATANG_GATEWAY_TIMEOUT_MS },

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 /** The CLI the benches start as processes of their own. */
 export const SATANG_BIN = fileURLToPath(new URL('../../bin/satang.js', import.meta.url))
 
-export type Started = { readonly url: string; readonly stop: () => Promise<number | null> }
+export type Started = { readonly url: string; readonly pid: number | undefined; readonly stop: () => Promise<number | null> }
 
 /** Starts `satang sandbox --port 0 --json` and resolves with its URL. */
 export const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Started> =>
@@ -22,6 +22,7 @@ export const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Starte
       if (typeof info === 'object' && info !== null && 'url' in info && typeof info.url === 'string') {
         resolve({
           url: info.url,
+          pid: child.pid,
           stop: () => {
             child.kill('SIGTERM')
             return exited
