@@ -3,9 +3,9 @@ import { decodeDomainEvent, describeEventDecodeError, toEventToAppend } from '..
 import { isRunEvent, type ReconciliationRunStartedData, type RunEvent } from '../domain/reconciliation/events/index.ts'
 import { decideRun, evolveRunState, initialRunState, type ItemRecord, type Run, type RunCommand, type RunRejection, type RunState } from '../domain/reconciliation/run.ts'
 import { runEventNaturalKey, runStreamName } from '../domain/reconciliation/stream.ts'
-import { loadStream, type StreamUnreadable } from './command-handler.ts'
+import { describeHandleError, loadStream, type HandleError } from './command-handler.ts'
 import { eventIdOf } from './event-id.ts'
-import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, RecordedEvent } from './ports/event-store.ts'
+import type { EventStore, ExpectedRevision, RecordedEvent } from './ports/event-store.ts'
 
 /*
  * The run stream as the reconciliation job writes it. The job holds the run's lock, so it is the only
@@ -14,29 +14,11 @@ import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, Reco
  * finds the stream moved reads it again and decides again, as every command does.
  */
 
-export type RunStoreError =
-  | { readonly _tag: 'Rejected'; readonly rejection: RunRejection }
-  | StreamUnreadable
-  | EventStoreFailure
-  | Exclude<AppendError, { readonly _tag: 'WrongExpectedVersion' }>
-  | { readonly _tag: 'TooMuchContention'; readonly stream: string; readonly attempts: number }
+/** How writing a run stream fails: as any command (`HandleError`), refused by the run's own rules. */
+export type RunStoreError = HandleError<RunRejection>
 
-export const describeRunStoreError = (e: RunStoreError): string => {
-  switch (e._tag) {
-    case 'Rejected':
-      return e.rejection._tag === 'RunClosed' ? `run ${e.rejection.runId} is already ${e.rejection.how}` : e.rejection._tag
-    case 'StreamUnreadable':
-      return `stream ${e.stream} cannot be read at revision ${e.streamRevision.toString()}: ${e.reason}`
-    case 'EventStoreFailure':
-      return `event store ${e.operation} failed`
-    case 'EventIdConflict':
-      return `stream ${e.stream}: event ids already stored elsewhere`
-    case 'InvalidAppend':
-      return `stream ${e.stream}: invalid append: ${e.reason}`
-    case 'TooMuchContention':
-      return `stream ${e.stream}: lost ${String(e.attempts)} append races in a row`
-  }
-}
+export const describeRunStoreError = (e: RunStoreError): string =>
+  describeHandleError(e, (r) => (r._tag === 'RunClosed' ? `run ${r.runId} is already ${r.how}` : r._tag))
 
 export type RunStoreDeps = {
   readonly store: EventStore

@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
 import { PROJECTIONS, READ_MODEL_SCHEMA, projectionNamed, projectionStatus, rebuildProjection, type ProjectionStatus } from '../projections/index.ts'
 import { compareWithRebuild } from '../projections/rebuild.ts'
-import { StartupError, makeEventStore, migrate, openDatabaseForTool, rootLogger, runProjector, withEventTable } from '../main.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { makeEventStore, rootLogger, runProjector, withEventTable } from '../main.ts'
+import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 import { EXIT, UsageError } from './io.ts'
 
 type ProjectOptions = { status?: boolean; rebuild?: string | boolean; verify?: string | boolean; json?: boolean }
@@ -64,17 +64,8 @@ export const registerProjectCommand = (program: Command, setExitCode: (code: num
       const config = await configOrUsage()
       // Running the projector logs as satang up does; the other modes print an answer.
       const log = modes.length > 0 ? quietLogger(config) : rootLogger(config)
-      let db
-      try {
-        db = await openDatabaseForTool(config, log)
-        await migrate(db, log, config)
-      } catch (e) {
-        if (!(e instanceof StartupError)) throw e
-        process.stderr.write(`satang: ${e.message}\n`)
-        setExitCode(EXIT.failure)
-        await db?.close()
-        return
-      }
+      const db = await openMigratedDatabase(config, log, setExitCode)
+      if (db === undefined) return
       const store = makeEventStore(config, db, log)
       try {
         if (opts.status === true) {

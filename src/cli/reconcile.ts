@@ -6,7 +6,7 @@ import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
 import { bangkokDateOf, formatCalendarDate, parseCalendarDate } from '../domain/bangkok-time.ts'
 import { daysBetween, reconcile, type ReconcileFailure, type ScopeRequest } from '../jobs/reconcile/reconcile.ts'
 import type { Verdict } from '../domain/reconciliation/verdict.ts'
-import { StartupError, makeEventStore, merchantIdOf, migrate, openDatabaseForTool, runProjector, statusTables, type Database } from '../main.ts'
+import { StartupError, makeEventStore, merchantIdOf, runProjector, statusTables, type Database } from '../main.ts'
 import type { Config } from '../config.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Logger } from '../logger.ts'
@@ -14,7 +14,7 @@ import { makeReconcileDeps, reconcilePolicyOf, waitForReadModels } from '../role
 import { EXIT, UsageError } from './io.ts'
 import { connectGatewayForTool } from './reconcile-gateway.ts'
 import { progressLine, summaryText } from './reconcile-text.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 import { makeReconciliationQueries } from '../projections/reconciliation-queries.ts'
 import { READ_MODEL_SCHEMA } from '../projections/index.ts'
 
@@ -103,17 +103,8 @@ const failureText = (f: ReconcileFailure): string =>
  * models current (unless SATANG_PROJECTOR=off: then another process runs it, and the run waits for it).
  */
 const openTool = async (config: Config, log: Logger, setExitCode: (code: number) => void): Promise<{ readonly db: Database; readonly store: EventStore; readonly stop: () => Promise<void> } | undefined> => {
-  let db: Database | undefined
-  try {
-    db = await openDatabaseForTool(config, log)
-    await migrate(db, log, config)
-  } catch (e) {
-    if (!(e instanceof StartupError)) throw e
-    process.stderr.write(`satang: ${e.message}\n`)
-    setExitCode(EXIT.failure)
-    await db?.close()
-    return undefined
-  }
+  const db = await openMigratedDatabase(config, log, setExitCode)
+  if (db === undefined) return undefined
   const store = makeEventStore(config, db, log)
   const projector = config.SATANG_PROJECTOR === 'on' ? runProjector(config, store, db, log) : undefined
   const opened = db

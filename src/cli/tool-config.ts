@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
-import { StartupError, loadConfig, rootLogger } from '../main.ts'
-import { UsageError } from './io.ts'
+import { StartupError, loadConfig, migrate, openDatabaseForTool, rootLogger, type Database } from '../main.ts'
+import { EXIT, UsageError } from './io.ts'
 
 /** The configuration for a tool command: a bad setting is a usage error (exit 2) naming the variable. */
 export const configOrUsage = async (): Promise<Config> => {
@@ -15,3 +15,22 @@ export const configOrUsage = async (): Promise<Config> => {
 
 /** The root logger of a tool whose output is its answer: `info` becomes `warn`, so logs do not mix with it. */
 export const quietLogger = (config: Config): Logger => rootLogger({ ...config, SATANG_LOG_LEVEL: config.SATANG_LOG_LEVEL === 'info' ? 'warn' : config.SATANG_LOG_LEVEL })
+
+/**
+ * The database of a tool, migrated; undefined (the message printed, exit code 3 set) when it cannot be
+ * opened or migrated.
+ */
+export const openMigratedDatabase = async (config: Config, log: Logger, setExitCode: (code: number) => void): Promise<Database | undefined> => {
+  let db: Database | undefined
+  try {
+    db = await openDatabaseForTool(config, log)
+    await migrate(db, log, config)
+    return db
+  } catch (e) {
+    if (!(e instanceof StartupError)) throw e
+    process.stderr.write(`satang: ${e.message}\n`)
+    setExitCode(EXIT.failure)
+    await db?.close()
+    return undefined
+  }
+}

@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
-import type { Sandbox } from '../../src/adapters/sandbox/sandbox.ts'
 import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { orderKind, record } from '../../src/application/streams.ts'
-import { decodeConfig } from '../../src/config.ts'
 import { bangkokDateOf, formatCalendarDate } from '../../src/domain/bangkok-time.ts'
 import { DEFAULT_PAYMENT_STATUS_TABLE } from '../../src/domain/gateway/statuses.ts'
 import { orderStreamName } from '../../src/domain/order/index.ts'
 import { silentLogger } from '../../src/logger.ts'
-import { startSatang, type Running } from '../../src/main.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
-import { clientFor, control, expectRight, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, startSandbox } from '../adapters/sandbox/support.ts'
+import { clientFor, control, expectRight, MERCHANT_ID } from '../adapters/sandbox/support.ts'
 import { runCli } from '../support/cli.ts'
-import { envWithoutSatangSettings } from '../support/process.ts'
+import { startSatangWithSandbox, type SatangWithSandbox } from '../support/satang-with-sandbox.ts'
 import { sat } from '../domain/support/values.ts'
 
 /**
@@ -29,47 +22,27 @@ import { sat } from '../domain/support/values.ts'
  * second run after some fixes shows those breaks resolved and the others persisting, with their age.
  */
 
-const TOKEN = 'reconcile-e2e-token-0123456789'
-const dir = mkdtempSync(join(tmpdir(), 'satang-reconcile-'))
-let db: Awaited<ReturnType<typeof freshDatabase>>
-let sandbox: Sandbox
-let satang: Running
+let t: SatangWithSandbox
 let pool: Pool
 let store: EventStore
 
-const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-  const res = await fetch(`${satang.httpUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> }
-}
-
 const checkout = async (id: string, amount = '100'): Promise<string> => {
-  const r = await api('POST', '/v1/checkouts', { merchant_order_id: id, order_amount: amount, order_currency: 'THB', order_desc: 'Rice cooker', customer: { merchant_user_id: 'u-1' } })
+  const r = await t.api('POST', '/v1/checkouts', { merchant_order_id: id, order_amount: amount, order_currency: 'THB', order_desc: 'Rice cooker', customer: { merchant_user_id: 'u-1' } })
   expect(r.status, JSON.stringify(r.json)).toBe(201)
   return String(r.json['gateway_order_id'])
 }
 
 const settle = async (): Promise<void> => {
-  await sandbox.notifier.idle()
+  await t.sandbox.notifier.idle()
 }
 
 const pay = async (orderId: string): Promise<void> => {
-  expect((await control(sandbox, 'POST', `/orders/${orderId}/pay`)).status).toBe(200)
+  expect((await control(t.sandbox, 'POST', `/orders/${orderId}/pay`)).status).toBe(200)
   await settle()
 }
 
 const env = (): NodeJS.ProcessEnv =>
-  envWithoutSatangSettings({
-    SATANG_LOG_LEVEL: 'warn',
-    SATANG_DATABASE_URL: db.url,
-    SATANG_GATEWAY_BASE_URL: sandbox.url,
-    SATANG_MERCHANT_ID: MERCHANT_ID,
-    SATANG_MERCHANT_PRIVATE_KEY_FILE: join(dir, 'merchant.pem'),
-    SATANG_GATEWAY_PUBLIC_KEY_FILE: join(dir, 'gateway.pem'),
-    SATANG_DATA_DIR: dir,
+  t.toolEnv({
     SATANG_GATEWAY_QUERY_MAX_ATTEMPTS: '2',
     SATANG_GATEWAY_RETRY_BASE_MS: '10',
     SATANG_GATEWAY_RETRY_MAX_MS: '20',
@@ -87,7 +60,7 @@ type Report = {
 }
 
 const reconcile = async (args: ReadonlyArray<string>): Promise<{ code: number | null; report: Report; stderr: string }> => {
-  const r = await runCli(['reconcile', ...args, '--json', '--no-progress'], { env: env(), cwd: dir })
+  const r = await runCli(['reconcile', ...args, '--json', '--no-progress'], { env: env(), cwd: t.dir })
   if (r.stdout.trim() === '') throw new Error(`satang reconcile printed nothing (exit ${String(r.code)}): ${r.stderr}`)
   return { code: r.code, report: JSON.parse(r.stdout) as Report, stderr: r.stderr }
 }
@@ -100,25 +73,8 @@ let lastDay: string
 let first: Awaited<ReturnType<typeof reconcile>>
 
 beforeAll(async () => {
-  db = await freshDatabase('reconcile')
-  sandbox = await startSandbox()
-  writeFileSync(join(dir, 'merchant.pem'), MERCHANT_PRIVATE_KEY_PEM)
-  writeFileSync(join(dir, 'gateway.pem'), GATEWAY_PUBLIC_KEY_PEM)
-  const config = decodeConfig({
-    SATANG_DATABASE_URL: db.url,
-    SATANG_GATEWAY_BASE_URL: sandbox.url,
-    SATANG_MERCHANT_ID: MERCHANT_ID,
-    SATANG_MERCHANT_PRIVATE_KEY_FILE: join(dir, 'merchant.pem'),
-    SATANG_GATEWAY_PUBLIC_KEY_FILE: join(dir, 'gateway.pem'),
-    SATANG_HTTP_PORT: '0',
-    SATANG_API_TOKENS: `test:${TOKEN}:payments:write+read+audit+reconcile:write`,
-    SATANG_DATA_DIR: dir,
-    SATANG_LOG_LEVEL: 'silent',
-    SATANG_RECONCILE_SCHEDULER: 'off',
-  })
-  if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  satang = await startSatang(config.right, silentLogger())
-  pool = new Pool({ connectionString: db.url, max: 2 })
+  t = await startSatangWithSandbox('reconcile')
+  pool = new Pool({ connectionString: t.databaseUrl, max: 2 })
   store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: 'eventstore' })
   today = formatCalendarDate(bangkokDateOf(new Date()))
 
@@ -129,19 +85,19 @@ beforeAll(async () => {
   // Notifications the sandbox dropped: the gateway says PS, satang still PI.
   for (const id of ['DROP-1', 'DROP-2']) {
     const orderId = await checkout(id)
-    sandbox.notifier.setFaults({ drop: 5 })
+    t.sandbox.notifier.setFaults({ drop: 5 })
     await pay(orderId)
   }
   // The gateway-side amount or status forced (silently).
   const amount = await checkout('AMT-1')
   await pay(amount)
-  expect((await control(sandbox, 'POST', `/orders/${amount}/force`, { order_amount: '120.00' })).status).toBe(200)
+  expect((await control(t.sandbox, 'POST', `/orders/${amount}/force`, { order_amount: '120.00' })).status).toBe(200)
   const status = await checkout('STAT-1')
   await pay(status)
-  expect((await control(sandbox, 'POST', `/orders/${status}/force`, { order_status: 'PI' })).status).toBe(200)
+  expect((await control(t.sandbox, 'POST', `/orders/${status}/force`, { order_status: 'PI' })).status).toBe(200)
   const unknown = await checkout('ZZ-1')
   await pay(unknown)
-  expect((await control(sandbox, 'POST', `/orders/${unknown}/force`, { order_status: 'ZZ' })).status).toBe(200)
+  expect((await control(t.sandbox, 'POST', `/orders/${unknown}/force`, { order_status: 'ZZ' })).status).toBe(200)
 
   // An order the gateway never received: satang holds it as accepted, the gateway has no such order.
   const ghost = orderStreamName(MERCHANT_ID, 'GHOST-1')
@@ -162,14 +118,14 @@ beforeAll(async () => {
 
   // An order created at the sandbox directly (another system with the merchant's key); its notification reaches satang.
   const direct = expectRight(
-    await clientFor(sandbox).applyCheckout({
+    await clientFor(t.sandbox).applyCheckout({
       merchant_id: MERCHANT_ID,
       merchant_order_id: 'DIRECT-1',
       order_amount: '75.00',
       order_currency: 'THB',
       order_desc: 'Sold elsewhere',
       customer: { merchant_user_id: 'u-9' },
-      notify_url: `${satang.publicUrl}/callbacks/notifications`,
+      notify_url: `${t.satang.publicUrl}/callbacks/notifications`,
     })(),
   )
   await pay(direct.data.order_id)
@@ -178,76 +134,53 @@ beforeAll(async () => {
   // A refund satang never heard of (tracked, its notification dropped).
   const refunded = await checkout('REF-ORD-1')
   await pay(refunded)
-  expect((await api('POST', '/v1/refunds', { merchant_refund_id: 'REF-1', merchant_order_id: 'REF-ORD-1' })).status).toBe(201)
-  sandbox.notifier.setFaults({ drop: 5 })
-  expect((await control(sandbox, 'POST', '/refunds', { order_id: refunded, merchant_refund_id: 'REF-1', refund_amount: '30.00' })).status).toBe(201)
+  expect((await t.api('POST', '/v1/refunds', { merchant_refund_id: 'REF-1', merchant_order_id: 'REF-ORD-1' })).status).toBe(201)
+  t.sandbox.notifier.setFaults({ drop: 5 })
+  expect((await control(t.sandbox, 'POST', '/refunds', { order_id: refunded, merchant_refund_id: 'REF-1', refund_amount: '30.00' })).status).toBe(201)
   await settle()
 
   // Two refunds exceeding the payment: 60 recorded, then 60 more the gateway was made to accept.
   const over = await checkout('OVER-1')
   await pay(over)
-  expect((await control(sandbox, 'POST', '/refunds', { order_id: over, merchant_refund_id: 'OVER-R1', refund_amount: '60.00' })).status).toBe(201)
+  expect((await control(t.sandbox, 'POST', '/refunds', { order_id: over, merchant_refund_id: 'OVER-R1', refund_amount: '60.00' })).status).toBe(201)
   await settle()
-  expect((await api('POST', '/v1/refunds', { merchant_refund_id: 'OVER-R2', merchant_order_id: 'OVER-1' })).status).toBe(201)
-  await control(sandbox, 'POST', `/orders/${over}/force`, { order_amount: '200.00' })
-  sandbox.notifier.setFaults({ drop: 5 })
-  expect((await control(sandbox, 'POST', '/refunds', { order_id: over, merchant_refund_id: 'OVER-R2', refund_amount: '60.00' })).status).toBe(201)
+  expect((await t.api('POST', '/v1/refunds', { merchant_refund_id: 'OVER-R2', merchant_order_id: 'OVER-1' })).status).toBe(201)
+  await control(t.sandbox, 'POST', `/orders/${over}/force`, { order_amount: '200.00' })
+  t.sandbox.notifier.setFaults({ drop: 5 })
+  expect((await control(t.sandbox, 'POST', '/refunds', { order_id: over, merchant_refund_id: 'OVER-R2', refund_amount: '60.00' })).status).toBe(201)
   await settle()
-  await control(sandbox, 'POST', `/orders/${over}/force`, { order_amount: '100.00' })
+  await control(t.sandbox, 'POST', `/orders/${over}/force`, { order_amount: '100.00' })
 
   // A subscription with a missing charge (its notification dropped) and an unexpected one (the plan
   // changed at the gateway by another system: satang's plan has no term left).
-  const created = await api('POST', '/v1/subscriptions', {
-    merchant_subscribe_id: 'SUB-1',
-    plan_name: 'Coffee club',
-    interval_type: 'MONTHLY',
-    interval: '1',
-    total_terms: '2',
-    billing_amount: '299.00',
-    billing_currency: 'THB',
-    retry: 'Y',
-    customer: { merchant_user_id: 'u-1' },
-  })
+  const plan = { merchant_subscribe_id: 'SUB-1', plan_name: 'Coffee club', interval_type: 'MONTHLY', interval: '1', total_terms: '2', billing_amount: '299.00', billing_currency: 'THB', retry: 'Y' } as const
+  const created = await t.api('POST', '/v1/subscriptions', { ...plan, customer: { merchant_user_id: 'u-1' } })
   expect(created.status, JSON.stringify(created.json)).toBe(201)
-  expect((await control(sandbox, 'POST', `/subscriptions/${String(created.json['recurring_bill_id'])}/authorise`)).status).toBe(200)
+  expect((await control(t.sandbox, 'POST', `/subscriptions/${String(created.json['recurring_bill_id'])}/authorise`)).status).toBe(200)
   await settle()
-  sandbox.notifier.setFaults({ drop: 5 })
-  await control(sandbox, 'POST', '/clock/advance', { days: 31 })
+  t.sandbox.notifier.setFaults({ drop: 5 })
+  await control(t.sandbox, 'POST', '/clock/advance', { days: 31 })
   await settle()
-  const clockNow = await control(sandbox, 'GET', '/clock')
+  const clockNow = await control(t.sandbox, 'GET', '/clock')
   const restart = formatCalendarDate(bangkokDateOf(new Date(new Date(String(clockNow.json['now'])).getTime() + 2 * 86_400_000)))
   expectRight(
-    await clientFor(sandbox).updateSubscription({
-      merchant_id: MERCHANT_ID,
-      merchant_subscribe_id: 'SUB-1',
-      plan_name: 'Coffee club',
-      interval_type: 'MONTHLY',
-      interval: '1',
-      total_terms: '2',
-      billing_amount: '299.00',
-      billing_currency: 'THB',
-      retry: 'Y',
-      start_date: restart,
-    })(),
+    await clientFor(t.sandbox).updateSubscription({ ...plan, merchant_id: MERCHANT_ID, start_date: restart })(),
   )
-  await control(sandbox, 'POST', '/clock/advance', { days: 3 })
+  await control(t.sandbox, 'POST', '/clock/advance', { days: 3 })
   await settle()
-  const after = await control(sandbox, 'GET', '/clock')
+  const after = await control(t.sandbox, 'GET', '/clock')
   sandboxNow = String(after.json['now'])
   lastDay = formatCalendarDate(bangkokDateOf(new Date(sandboxNow)))
 
   // The gateway cannot answer payment queries for a while: the first query of the run fails twice.
-  await control(sandbox, 'PUT', '/faults', { gateway: { http5xx: { count: 2, status: 503 }, services: ['svc.payment.query'] } })
+  await control(t.sandbox, 'PUT', '/faults', { gateway: { http5xx: { count: 2, status: 503 }, services: ['svc.payment.query'] } })
   first = await reconcile(['--from', today, '--to', lastDay, '--as-of', sandboxNow, '--concurrency', '1'])
 }, 240_000)
 
 afterAll(async () => {
-  await satang.stop()
   await store.close()
   await pool.end()
-  await sandbox.close()
-  await db.drop()
-  rmSync(dir, { recursive: true, force: true })
+  await t.stop()
 })
 
 describe('satang reconcile against the sandbox', () => {
@@ -273,33 +206,33 @@ describe('satang reconcile against the sandbox', () => {
   it('heals the missed notifications: the payments read PS, the ledger posts them, the refund is recorded', async () => {
     expect(first.report.healed.map((h) => `${h.item.kind}:${h.item.id}:${h.from ?? ''}>${h.to}`).sort()).toEqual(['payment:DROP-1:PI>PS', 'payment:DROP-2:PI>PS', 'refund:REF-1:>RS'])
     for (const id of ['DROP-1', 'DROP-2']) {
-      const p = await api('GET', `/v1/payments/${id}`)
+      const p = await t.api('GET', `/v1/payments/${id}`)
       expect(p.json).toMatchObject({ paid: true, status: { code: 'PS', source: 'query' } })
-      const ledger = await api('GET', `/v1/ledger/entries?merchant_order_id=${id}`)
+      const ledger = await t.api('GET', `/v1/ledger/entries?merchant_order_id=${id}`)
       expect((ledger.json['entries'] as ReadonlyArray<{ posting_kind: string }>).map((e) => e.posting_kind)).toEqual(['order_paid', 'order_paid'])
     }
-    const refund = await api('GET', '/v1/refunds/REF-1')
+    const refund = await t.api('GET', '/v1/refunds/REF-1')
     expect(refund.json).toMatchObject({ status: { code: 'RS', source: 'query' }, recorded: { refund_amount: '30.00' } })
     // The evidence is on the item's own stream, from the reconciliation.
-    const audit = await api('GET', '/v1/audit/order/DROP-1')
+    const audit = await t.api('GET', '/v1/audit/order/DROP-1')
     expect((audit.json['events'] as ReadonlyArray<{ type: string; source: string }>).at(-1)).toMatchObject({ type: 'StatusObserved', source: 'reconciliation' })
   })
 
   it('the read models and /v1/reconciliation show the run, its breaks and the day', async () => {
-    const runs = await api('GET', '/v1/reconciliation/runs')
+    const runs = await t.api('GET', '/v1/reconciliation/runs')
     expect((runs.json['runs'] as ReadonlyArray<{ run_id: string; status: string; verdict: string }>)[0]).toMatchObject({ run_id: first.report.run_id, status: 'completed', verdict: 'incomplete' })
-    const open = await api('GET', '/v1/reconciliation/breaks?status=open&class=amount_mismatch')
+    const open = await t.api('GET', '/v1/reconciliation/breaks?status=open&class=amount_mismatch')
     expect((open.json['breaks'] as ReadonlyArray<{ item: { id: string }; age_bucket: string }>).map((b) => [b.item.id, b.age_bucket])).toEqual([['AMT-1', '0-1']])
-    const days = await api('GET', `/v1/reconciliation/days?from=${today}&to=${today}`)
+    const days = await t.api('GET', `/v1/reconciliation/days?from=${today}&to=${today}`)
     expect(days.json['days']).toMatchObject([{ day: today, verdict: 'incomplete' }])
-    expect((await api('GET', '/v1/reconciliation/days?from=2026-02-30&to=x')).status).toBe(400)
+    expect((await t.api('GET', '/v1/reconciliation/days?from=2026-02-30&to=x')).status).toBe(400)
   })
 
   it('a second run after some fixes shows those resolved and the rest persisting with their ages', async () => {
-    await control(sandbox, 'DELETE', '/faults')
-    const amt = await control(sandbox, 'GET', `/orders?merchant_id=${MERCHANT_ID}&merchant_order_id=AMT-1`)
+    await control(t.sandbox, 'DELETE', '/faults')
+    const amt = await control(t.sandbox, 'GET', `/orders?merchant_id=${MERCHANT_ID}&merchant_order_id=AMT-1`)
     const amtOrder = (amt.json['orders'] as ReadonlyArray<{ orderId: string }>)[0]
-    expect((await control(sandbox, 'POST', `/orders/${String(amtOrder?.orderId)}/force`, { order_amount: '100.00' })).status).toBe(200)
+    expect((await control(t.sandbox, 'POST', `/orders/${String(amtOrder?.orderId)}/force`, { order_amount: '100.00' })).status).toBe(200)
 
     const second = await reconcile(['--from', today, '--to', lastDay, '--as-of', sandboxNow])
     expect(second.code, second.stderr).toBe(1)
@@ -310,23 +243,23 @@ describe('satang reconcile against the sandbox', () => {
     for (const b of persisting) expect(b).toMatchObject({ first_seen_run_id: first.report.run_id, age_days: 0 })
     expect(second.report.healed).toEqual([])
 
-    const resolved = await api('GET', '/v1/reconciliation/breaks?status=resolved')
+    const resolved = await t.api('GET', '/v1/reconciliation/breaks?status=resolved')
     expect((resolved.json['breaks'] as ReadonlyArray<{ item: { id: string } }>).map((b) => b.item.id).sort()).toEqual(['AMT-1', 'FAIL-1'])
   })
 
   it('a person acknowledges a break with a reason (HTTP and CLI); later runs leave it closed', async () => {
-    const open = await api('GET', '/v1/reconciliation/breaks?status=open&class=status_conflict')
+    const open = await t.api('GET', '/v1/reconciliation/breaks?status=open&class=status_conflict')
     const id = (open.json['breaks'] as ReadonlyArray<{ break_id: string }>)[0]?.break_id ?? ''
-    const acked = await api('POST', `/v1/reconciliation/breaks/${id}/acknowledge`, { reason: 'gateway confirmed the reversal by e-mail' })
+    const acked = await t.api('POST', `/v1/reconciliation/breaks/${id}/acknowledge`, { reason: 'gateway confirmed the reversal by e-mail' })
     expect(acked).toMatchObject({ status: 200, json: { status: 'acknowledged', acknowledged_by: 'test', already_acknowledged: false } })
-    expect((await api('POST', `/v1/reconciliation/breaks/${id}/acknowledge`, {})).status).toBe(400)
+    expect((await t.api('POST', `/v1/reconciliation/breaks/${id}/acknowledge`, {})).status).toBe(400)
 
-    const ghost = await api('GET', '/v1/reconciliation/breaks?status=open&item_id=GHOST-1')
+    const ghost = await t.api('GET', '/v1/reconciliation/breaks?status=open&item_id=GHOST-1')
     const ghostId = (ghost.json['breaks'] as ReadonlyArray<{ break_id: string }>)[0]?.break_id ?? ''
-    const cli = await runCli(['reconcile', 'ack', ghostId, '--reason', 'order cancelled by phone', '--actor', 'finance-ops', '--json'], { env: env(), cwd: dir })
+    const cli = await runCli(['reconcile', 'ack', ghostId, '--reason', 'order cancelled by phone', '--actor', 'finance-ops', '--json'], { env: env(), cwd: t.dir })
     expect(cli.code, cli.stderr).toBe(0)
     expect(JSON.parse(cli.stdout)).toMatchObject({ break_id: ghostId, acknowledged_by: 'finance-ops', reason: 'order cancelled by phone' })
-    expect((await runCli(['reconcile', 'ack', ghostId], { env: env(), cwd: dir })).code).toBe(2)
+    expect((await runCli(['reconcile', 'ack', ghostId], { env: env(), cwd: t.dir })).code).toBe(2)
 
     const third = await reconcile(['--from', today, '--to', lastDay, '--as-of', sandboxNow])
     expect(third.report.breaks.map((b) => b.item.id)).not.toContain('STAT-1')
