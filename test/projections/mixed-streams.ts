@@ -11,7 +11,8 @@ import {
   subscriptionRequested,
   subscriptionStreamName,
 } from '../../src/domain/subscription/index.ts'
-import { decideAcknowledge, decideRun, evolveRunState, initialBreakState, initialRunState, breakStreamName, runStreamName, type RunCommand, type RunEvent } from '../../src/domain/reconciliation/index.ts'
+import { decideAcknowledge, initialBreakState, breakStreamName, runStreamName, type RunCommand } from '../../src/domain/reconciliation/index.ts'
+import { runEventsOf } from '../domain/reconciliation/run-events.ts'
 import { at, MERCHANT_ID, sat } from '../domain/support/values.ts'
 
 type Item = { readonly stream: string; readonly event: DomainEvent }
@@ -150,11 +151,7 @@ const reconciliationStreams = (label: string, orders: ReadonlyArray<{ readonly s
     },
     { type: 'CompleteRun', days: ['2026-01-01'], at: at(102) },
   ]
-  const run = commands.reduce<ReadonlyArray<RunEvent>>((events, c) => {
-    const decided = decideRun(c, events.reduce(evolveRunState, initialRunState))
-    if (decided._tag === 'Left') throw new Error(`run command refused: ${decided.left._tag}`)
-    return [...events, ...decided.right]
-  }, [])
+  const run = runEventsOf(commands)
   const ack = decideAcknowledge({ type: 'AcknowledgeBreak', breakId, current: { class: 'amount_mismatch', status: 'new' }, actor: 'ops', reason: 'agreed', at: at(103) }, initialBreakState)
   if (ack._tag === 'Left') throw new Error('ack refused')
   return [run.map((event) => ({ stream, event })), ack.right.map((event) => ({ stream: breakStreamName(MERCHANT_ID, breakId), event }))]

@@ -6,6 +6,7 @@ import { decideRun, evolveRunState, initialRunState, type ItemRecord, type RunCo
 import { breakStreamName, runStreamName } from '../../src/domain/reconciliation/stream.ts'
 import { reconciliationProjection } from '../../src/projections/reconciliation.ts'
 import type { ProjectedEvent } from '../../src/projections/types.ts'
+import { runEventsOf } from '../domain/reconciliation/run-events.ts'
 import { at, MERCHANT_ID } from '../domain/support/values.ts'
 import { applyInTransaction, canonicalRows, makeEventFactory, projectionSchemas } from './support.ts'
 
@@ -53,11 +54,7 @@ const aRun = (
     { type: 'RecordItems', items: records, at: at(minute) },
     { type: 'CompleteRun', days: ['2026-01-01'], at: at(minute + 1) },
   ]
-  return commands.reduce<ReadonlyArray<RunEvent>>((events, c) => {
-    const decided = decideRun(c, events.reduce(evolveRunState, initialRunState))
-    if (decided._tag === 'Left') throw new Error(decided.left._tag)
-    return [...events, ...decided.right]
-  }, [])
+  return runEventsOf(commands)
 }
 
 const history = (): ReadonlyArray<ProjectedEvent> => {

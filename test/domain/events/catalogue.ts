@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../../../src/domain/events/registry.ts'
 import type { OrderEvent } from '../../../src/domain/order/index.ts'
-import { decideAcknowledge, decideRun, evolveRunState, initialBreakState, initialRunState, type RunCommand, type RunEvent } from '../../../src/domain/reconciliation/index.ts'
+import { decideAcknowledge, initialBreakState } from '../../../src/domain/reconciliation/index.ts'
+import { runEventsOf } from '../reconciliation/run-events.ts'
 import type { RefundEvent } from '../../../src/domain/refund/index.ts'
 import type { SubscriptionEvent } from '../../../src/domain/subscription/index.ts'
 import * as order from '../order/builders.ts'
@@ -63,13 +64,6 @@ export const subscriptionEvents = (): ReadonlyArray<SubscriptionEvent> => {
   ]
 }
 
-const runEvents = (commands: ReadonlyArray<RunCommand>): ReadonlyArray<RunEvent> =>
-  commands.reduce<ReadonlyArray<RunEvent>>((events, c) => {
-    const decided = decideRun(c, events.reduce(evolveRunState, initialRunState))
-    if (decided._tag === 'Left') throw new Error(`run command refused: ${decided.left._tag}`)
-    return [...events, ...decided.right]
-  }, [])
-
 /** A run that finds a break, heals an item and resolves an older break; another run superseded; an acknowledgement. */
 export const reconciliationEvents = (): ReadonlyArray<DomainEvent> => {
   const item = { kind: 'payment', id: 'ORD-9', merchantOrderId: 'ORD-9', merchantRefundId: null, merchantSubscribeId: null, stream: `order-${MERCHANT_ID}-ORD-9` } as const
@@ -82,7 +76,7 @@ export const reconciliationEvents = (): ReadonlyArray<DomainEvent> => {
     startedAt: at(0),
   } as const
   const evidence = { traceId: 't-q', observationKey: 'query:ORD-9' }
-  const run = runEvents([
+  const run = runEventsOf([
     { type: 'StartRun', started: { ...started, runId: 'run-1' } },
     {
       type: 'RecordItems',
@@ -104,7 +98,7 @@ export const reconciliationEvents = (): ReadonlyArray<DomainEvent> => {
     },
     { type: 'CompleteRun', days: ['2026-01-01'], at: at(2) },
   ])
-  const superseded = runEvents([
+  const superseded = runEventsOf([
     { type: 'StartRun', started: { ...started, runId: 'run-0' } },
     { type: 'SupersedeRun', by: 'run-1', reason: 'a run of another scope', at: at(0) },
   ])

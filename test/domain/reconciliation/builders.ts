@@ -101,3 +101,4 @@ export const givenRefund = (item: RefundItem, policy: ComparePolicy = POLICY) =>
     return { verdict, then: (expected: Partial<Comparison> & { readonly _tag: Comparison['_tag'] }) => expect(verdict).toMatchObject(expected) }
   },
 })
+
