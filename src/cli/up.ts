@@ -12,7 +12,7 @@ const fail = (e: unknown, setExitCode: (code: number) => void): void => {
 export const registerUpCommands = (program: Command, setExitCode: (code: number) => void): void => {
   program
     .command('up')
-    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
+    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), merchant API and callbacks, the reconciliation scheduler (daily run and sweeps, SATANG_RECONCILE_*), and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
     .addHelpText('after', '\nConfiguration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").\nStops cleanly on Ctrl-C (SIGINT) or SIGTERM.')
     .action(async () => {
       try {

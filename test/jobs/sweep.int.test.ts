@@ -13,8 +13,8 @@ import { startSatangWithSandbox, type SatangWithSandbox } from '../support/satan
 
 /**
  * The sweeps of the scheduler (the job with scope `sweep`): a payment whose notification never arrived
- * is healed by the next sweep, without anyone running a command; a sweep with nothing open records
- * nothing; a dry run records nothing at all.
+ * is healed by the next sweep, without anyone running a command; a sweep that changes nothing (nothing
+ * open, or only items still pending) records no run; a dry run records nothing at all.
  */
 
 let t: SatangWithSandbox
@@ -65,6 +65,12 @@ describe('sweeps of pending items', () => {
     expect((await t.api('GET', '/v1/payments/SW-1')).json).toMatchObject({ paid: true, status: { code: 'PS', source: 'query' } })
     expect(await runStreams()).toBe(1)
     expect(await sweep()).toMatchObject({ _tag: 'Right', right: { recorded: false, report: { counts: { checked: 0 } } } })
+    expect(await runStreams()).toBe(1)
+  })
+  it('a sweep that only finds items still legitimately pending records no run', async () => {
+    const r = await t.api('POST', '/v1/checkouts', { merchant_order_id: 'SW-WAIT', order_amount: '80', order_currency: 'THB', order_desc: 'Noodles', customer: { merchant_user_id: 'u-2' } })
+    expect(r.status).toBe(201)
+    expect(await sweep()).toMatchObject({ _tag: 'Right', right: { recorded: false, verdict: 'reconciled_with_pending', report: { counts: { checked: 1, pending: 1 } } } })
     expect(await runStreams()).toBe(1)
   })
 })

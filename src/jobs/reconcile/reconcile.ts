@@ -4,7 +4,7 @@ import type { KnownBreakRow, ReadModelFailure, ScopedRefund } from '../../applic
 import { describeRunStoreError, openRun, readRunStarted, supersedeRun } from '../../application/reconciliation-runs.ts'
 import { BANGKOK_OFFSET_MS, formatCalendarDate, parseCalendarDate } from '../../domain/bangkok-time.ts'
 import type { ReconciliationRunStartedData, RunScope, RunTrigger } from '../../domain/reconciliation/events/index.ts'
-import { isChecked, summarizeRun, type ItemRecord } from '../../domain/reconciliation/run.ts'
+import { isChecked, summarizeRun, type ItemRecord, type Run } from '../../domain/reconciliation/run.ts'
 import type { Verdict } from '../../domain/reconciliation/verdict.ts'
 import { addDays, compareDates } from '../../domain/subscription-schedule.ts'
 import { RunStoreFailed, makeBatcher } from './batcher.ts'
@@ -145,7 +145,9 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
 
   const known = await deps.queries.knownBreaks(deps.merchantId)()
   if (E.isLeft(known)) return readFailed(known.left)
-  const unfinished = req.dryRun ? E.right([]) : await deps.queries.unfinishedRuns(deps.merchantId)()
+  // Sweeps leave unfinished runs to the runs of days (which resume or supersede them).
+  const sweep = req.scope.kind === 'sweep'
+  const unfinished = req.dryRun || sweep ? E.right([]) : await deps.queries.unfinishedRuns(deps.merchantId)()
   if (E.isLeft(unfinished)) return readFailed(unfinished.left)
 
   const scope: RunScope = req.scope.kind === 'days' ? { kind: 'days', from: req.scope.from, to: req.scope.to } : { kind: 'sweep', from: null, to: null }
@@ -176,7 +178,8 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     merchantId: deps.merchantId,
     days: dayRange,
     openCreatedBefore: req.scope.kind === 'days' ? endOfDay(req.scope.to) : new Date(asOf.getTime() - req.scope.minAgeMs),
-    alsoStreams: open.flatMap((b) => ((b.itemKind === 'payment' || b.itemKind === 'refund') && b.stream !== null ? [b.stream] : [])),
+    // A sweep looks at pending items only; open breaks of settled items wait for the next run of days.
+    alsoStreams: sweep ? [] : open.flatMap((b) => ((b.itemKind === 'payment' || b.itemKind === 'refund') && b.stream !== null ? [b.stream] : [])),
   })()
   if (E.isLeft(listing)) return readFailed(listing.left)
   const daySet = new Set(days.right)
@@ -185,8 +188,9 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   const subscriptions = req.scope.kind === 'days' ? listing.right.subscriptions : []
   const { payments, refunds } = listing.right
   const total = payments.length + refunds.length + subscriptions.length + unmatched.length
-  // A sweep with nothing open records no run (sweeps come every few minutes).
-  const dryRun = req.dryRun || (req.scope.kind === 'sweep' && total === 0 && resumable === undefined)
+  // A sweep comes every few minutes: it writes its run only at its end, and only when it changed
+  // something (a heal, a break detected or resolved); the heals themselves are on the items' streams.
+  const deferred = sweep && !req.dryRun
 
   const started: ReconciliationRunStartedData = before ?? {
     runId,
@@ -197,7 +201,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     itemsInScope: total,
     startedAt: now,
   }
-  const opened = await openRun({ ...storeDeps, dryRun }, started)
+  const opened = await openRun({ ...storeDeps, dryRun: req.dryRun || deferred }, started)
   if (E.isLeft(opened)) return E.left(failure(describeRunStoreError(opened.left)))
   const writer = opened.right
   if (writer.resumed) log.info({ runId, checked: writer.state().batches.reduce((n, b) => n + b.items.length, 0) }, 'resuming a reconciliation run that stopped half-way')
@@ -206,7 +210,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     runId,
     merchantId: deps.merchantId,
     policy: { asOf, ...policy },
-    dryRun,
+    dryRun: req.dryRun,
     resumed: writer.resumed,
     startedAt: started.startedAt,
     known: byItem,
@@ -220,7 +224,9 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   let phase: Progress['phase'] = 'payments'
   const stopping = (): boolean => req.signal?.aborted === true || batcher.failed()
   const done = (kind: string, id: string): boolean => isChecked(writer.state(), `${kind}:${id}`)
+  const kept: ItemRecord[] = []
   const add = async (record: ItemRecord): Promise<void> => {
+    if (deferred) kept.push(record)
     await batcher.add(record)
     checked += 1
     checkedHere += 1
@@ -252,14 +258,27 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   await batcher.drain()
   if (req.signal?.aborted === true) return E.left({ _tag: 'Interrupted', runId, checked })
 
-  const completed = await writer.complete(days.right)
+  let completed = await writer.complete(days.right)
   if (E.isLeft(completed)) return E.left(failure(describeRunStoreError(completed.left)))
+  const changed = (r: Run): boolean => r.detected.size > 0 || r.resolved.size > 0 || r.healed.length > 0
+  let recorded = !req.dryRun && !deferred
+  if (deferred && changed(completed.right)) {
+    const real = await openRun({ ...storeDeps, dryRun: false }, started)
+    if (E.isLeft(real)) return E.left(failure(describeRunStoreError(real.left)))
+    for (let i = 0; i < kept.length; i += 1000) {
+      const done = await real.right.record(kept.slice(i, i + 1000))
+      if (E.isLeft(done)) return E.left(failure(describeRunStoreError(done.left)))
+    }
+    completed = await real.right.complete(days.right)
+    if (E.isLeft(completed)) return E.left(failure(describeRunStoreError(completed.left)))
+    recorded = true
+  }
   const finishedAt = deps.now()
   const completion = completed.right.completed ?? summarizeRun(completed.right, days.right, finishedAt)
-  // A sweep with nothing to check records nothing and says so quietly (it comes every few minutes).
-  ;(dryRun && !req.dryRun ? log.debug.bind(log) : log.info.bind(log))({ runId, verdict: completion.verdict, counts: completion.counts, resumed: writer.resumed, dryRun }, 'reconciliation run completed')
+  // A sweep that changed nothing records nothing and says so quietly.
+  ;(recorded || req.dryRun ? log.info.bind(log) : log.debug.bind(log))({ runId, verdict: completion.verdict, counts: completion.counts, resumed: writer.resumed, recorded }, 'reconciliation run completed')
   return E.right({
-    recorded: !dryRun,
+    recorded,
     runId,
     verdict: completion.verdict,
     report: runReport(completed.right, { dryRun: req.dryRun, resumed: writer.resumed, supersededRuns: superseded, asOf, finishedAt, completion }),
