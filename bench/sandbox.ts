@@ -1,50 +1,20 @@
 // The gateway sandbox under load: create + query round trips over loopback with the real merchant-side
 // client (signing requests, verifying answers), against `satang sandbox` running as its own process.
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
 import { makeGatewayClient, type GatewayClient } from '../src/adapters/gateway/client.ts'
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier } from '../src/domain/gateway/signing.ts'
 import { satangCanonicalV1 } from '../src/domain/gateway/canonical.ts'
 import { loadSigningVectors } from '../test/support/vectors.ts'
+import { startSandboxProcess } from './support/sandbox-process.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
-const SATANG_BIN = fileURLToPath(new URL('../bin/satang.js', import.meta.url))
 const MERCHANT_ID = '140000000000000001'
 const CALLERS = 8
 const WARM_UP_MS = 1_000
 const MEASURE_MS = 5_000
-
-type Started = { readonly url: string; readonly stop: () => Promise<number | null> }
-
-/** Starts `satang sandbox --port 0 --json` and resolves with its URL. */
-const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Started> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SATANG_BIN, 'sandbox', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const exited = new Promise<number | null>((done) => child.on('close', done))
-    let stdout = ''
-    let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d
-      const line = stdout.split('\n')[0]
-      if (!stdout.includes('\n') || line === undefined) return
-      const info: unknown = JSON.parse(line)
-      if (typeof info === 'object' && info !== null && 'url' in info && typeof info.url === 'string') {
-        resolve({
-          url: info.url,
-          stop: () => {
-            child.kill('SIGTERM')
-            return exited
-          },
-        })
-      } else reject(new Error(`unexpected start-up line: ${line}`))
-    })
-    void exited.then((code) => reject(new Error(`satang sandbox exited (${String(code)}) before it started: ${stderr}`)))
-  })
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 

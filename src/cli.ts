@@ -4,6 +4,7 @@ import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
 import { registerProjectCommand } from './cli/project.ts'
 import { registerRelayCommand } from './cli/relay.ts'
+import { registerReconcileCommand } from './cli/reconcile.ts'
 import { registerReportCommand } from './cli/report.ts'
 import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
@@ -15,11 +16,14 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
     .description('satang: an event-sourced payment ledger and reconciliation engine for Thai baht gateway merchants')
     .version(pkg.version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    // An option after a subcommand is that subcommand's (`satang reconcile ack … --json`).
+    .enablePositionalOptions()
     .exitOverride()
   registerUpCommands(program, setExitCode)
   registerSignatureCommands(program, setExitCode)
   registerSandboxCommand(program, setExitCode)
   registerProjectCommand(program, setExitCode)
+  registerReconcileCommand(program, setExitCode)
   registerReportCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
   registerRelayCommand(program, setExitCode)

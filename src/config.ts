@@ -136,8 +136,19 @@ const uriReference = new t.Type<string, string, unknown>(
   String,
 )
 
+/** A Bangkok wall-clock time of day, `HH:mm`, as minutes after midnight. */
+const timeOfDay = new t.Type<number, string, unknown>(
+  'TimeOfDay',
+  (u): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0 && u < 1440,
+  (u, c) => {
+    const m = typeof u === 'string' ? /^([01]\d|2[0-3]):([0-5]\d)$/.exec(u) : null
+    return m === null ? t.failure(u, c, 'must be a time of day HH:mm (Asia/Bangkok), e.g. 00:30') : t.success(Number(m[1]) * 60 + Number(m[2]))
+  },
+  (n) => `${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`,
+)
+
 /** Points after which `SATANG_FAULT_CRASH_AFTER` kills the process (test/fault injection only). */
-export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer', 'ProjectionBatch'] as const
+export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer', 'ProjectionBatch', 'ReconcileBatch'] as const
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -165,7 +176,7 @@ const settings = {
   SATANG_REFUND_STATUSES: { codec: statusTableJson, default: undefined, doc: 'extra refund status codes, same shape; RS cannot be redefined' },
   SATANG_GATEWAY_NOT_FOUND_CODES: { codec: codeList, default: '404001', doc: 'gateway error codes that mean "no such order" (a create that never arrived)' },
   SATANG_PUBLIC_URL: { codec: url(['http', 'https']), default: undefined, doc: "base URL at which the gateway reaches satang's /callbacks; unset = http://SATANG_HTTP_HOST:SATANG_HTTP_PORT" },
-  SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },
+  SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit, reconcile:write; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },
   SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
   SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
@@ -182,7 +193,15 @@ const settings = {
   SATANG_KAFKA_TIMEOUT_MS: { codec: intInRange('Milliseconds', 1_000, 600_000), default: '30000', doc: 'how long the broker may take to acknowledge a request, and to connect' },
   SATANG_KAFKA_RETRY_BASE_MS: { codec: intInRange('Milliseconds', 10, 60_000), default: '500', doc: 'first wait before the relay retries after a failure (broker down, topic missing); it doubles each time' },
   SATANG_KAFKA_RETRY_MAX_MS: { codec: intInRange('Milliseconds', 100, 600_000), default: '30000', doc: "longest wait between the relay's retries" },
-  SATANG_FAULT_CRASH_AFTER: { codec: oneOf('CrashPoint', CRASH_POINTS), default: undefined, doc: 'fault injection for tests only: SIGKILL the process right after PaymentRequested is stored (nothing sent), right after the gateway answered a create (outcome not stored), or in the middle of the third projector batch (ProjectionBatch: one projection written, not committed)' },
+  SATANG_RECONCILE_CONCURRENCY: { codec: intInRange('Queries', 1, 256), default: '16', doc: 'gateway queries a reconciliation run has in flight at once (satang reconcile --concurrency overrides it)' },
+  SATANG_RECONCILE_NOT_FOUND_GRACE_MINUTES: { codec: intInRange('Minutes', 0, 10_080), default: '60', doc: 'a "not found" answer about an order or refund satang holds is a missing_at_gateway break only this long after satang saw it accepted' },
+  SATANG_RECONCILE_STALE_PENDING_HOURS: { codec: intInRange('Hours', 1, 8760), default: '24', doc: 'a status both sides still call pending becomes stale_pending this long past the link expiry (the gateway due_date, else the creation)' },
+  SATANG_RECONCILE_CHARGE_GRACE_HOURS: { codec: intInRange('Hours', 0, 720), default: '24', doc: 'a subscription charge due on a day is missing_charge when nothing was observed this long after that Bangkok day ended' },
+  SATANG_RECONCILE_SCHEDULER: { codec: oneOf('OnOff', ['on', 'off'] as const), default: 'on', doc: 'run the reconciliation scheduler inside satang up (daily run and sweeps; one process acts per database)' },
+  SATANG_RECONCILE_DAILY_AT: { codec: timeOfDay, default: '00:30', doc: 'Bangkok time of day after which the scheduler reconciles the day before' },
+  SATANG_RECONCILE_SWEEP_MINUTES: { codec: intInRange('Minutes', 0, 1440), default: '5', doc: 'minutes between sweeps of items still pending (heals missed notifications); 0 turns sweeps off' },
+  SATANG_RECONCILE_SWEEP_MIN_AGE_MINUTES: { codec: intInRange('Minutes', 0, 10_080), default: '15', doc: 'a sweep checks only pending items at least this old (younger ones may still get their notification)' },
+  SATANG_FAULT_CRASH_AFTER: { codec: oneOf('CrashPoint', CRASH_POINTS), default: undefined, doc: 'fault injection for tests only: SIGKILL the process right after PaymentRequested is stored (nothing sent), right after the gateway answered a create (outcome not stored), in the middle of the third projector batch (ProjectionBatch: one projection written, not committed), or after the second batch of a reconciliation run is appended (ReconcileBatch)' },
 } as const
 
 type Settings = typeof settings

@@ -1,7 +1,7 @@
 import pkg from '../package.json' with { type: 'json' }
 import { makeHttpServer, makeMetricsRegistry } from './adapters/http/server.ts'
 import { lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
-import { statusTables } from './composition/gateway.ts'
+import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { StartupError } from './composition/startup.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
@@ -17,9 +17,9 @@ import { startSchedulerRole } from './roles/scheduler.ts'
  * event store, the gateway) it is the only code that wires adapters; the CLI calls it.
  */
 
-export { DataDirInUse, StartupError, loadConfig, rootLogger } from './composition/startup.ts'
+export { DataDirInUse, StartupError, dataPath, loadConfig, rootLogger } from './composition/startup.ts'
 export { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, makeEventStore, migrate, openDatabase, openDatabaseForTool, readModelsOf, withEventTable, type Database } from './composition/database.ts'
-export { SANDBOX_MERCHANT_ID, connectGateway, merchantIdOf, statusTables, type GatewayConnection } from './composition/gateway.ts'
+export { SANDBOX_MERCHANT_ID, clientFor, connectGateway, merchantIdOf, statusTables, type GatewayConnection } from './composition/gateway.ts'
 export { apiTokens, callbackUrlsOf } from './roles/api.ts'
 export { registerProjectionMetrics, runProjector } from './roles/projector.ts'
 export { runRelay } from './roles/relay.ts'
@@ -84,7 +84,16 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     closers.push(store.close)
     const metrics = makeMetricsRegistry()
     registerProjectionMetrics(metrics, store, db, log)
-    const ctx: ProcessContext = { config, log, db, store, metrics }
+    let gateway: Promise<GatewayConnection> | undefined
+    const connect = (): Promise<GatewayConnection> => {
+      if (gateway === undefined) {
+        const connecting = connectGateway(config, log)
+        gateway = connecting
+        closers.push(async () => (await connecting.catch(() => undefined))?.close())
+      }
+      return gateway
+    }
+    const ctx: ProcessContext = { config, log, db, store, metrics, gateway: connect }
     const started: StartedRole[] = []
     for (const role of roles) {
       const r = await STARTERS[role](ctx)

@@ -7,9 +7,11 @@ import type { SignatureResult } from '../domain/events/metadata.ts'
 import { keyOf } from '../domain/events/natural-key.ts'
 import { toEventToAppend } from '../domain/events/registry.ts'
 import { MerchantOrderId, MerchantRefundId, MerchantSubscribeId } from '../domain/gateway/fields.ts'
+import { notificationReceived } from '../domain/events/common/notification-received.ts'
+import { redactPayerData } from '../domain/events/redaction.ts'
 import { PaymentNotification, RefundNotification, SubscriptionNotification } from '../domain/gateway/notification.ts'
 import { CheckoutRedirectForm, SubscriptionRedirectForm } from '../domain/gateway/redirect-forms.ts'
-import { orderStreamName } from '../domain/order/index.ts'
+import { orderStreamName, paymentObservationKey } from '../domain/order/index.ts'
 import { refundStreamName } from '../domain/refund/index.ts'
 import { subscriptionStreamName } from '../domain/subscription/index.ts'
 import { decodeAll, type Violation } from '../domain/violations.ts'
@@ -200,6 +202,24 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
     )
   }
 
+  /**
+   * A verified PAYMENT notification about an order satang never created: kept in the unmatched stream
+   * (once per observation, whatever the redeliveries) for reconciliation to report as
+   * `missing_internal`. It is still answered "not found", so the gateway delivers it again and, should
+   * the order be created meanwhile, it is then recorded on the order.
+   */
+  const keepUnmatchedPayment = async (n: PaymentNotification, ctx: CallbackContext): Promise<void> => {
+    const stream = unmatchedCallbacksStream(deps.merchantId)
+    const key = paymentObservationKey('notification', n)
+    const event: DomainEvent = notificationReceived.make({ kind: 'PAYMENT', observationKey: key, receivedAt: ctx.receivedAt, payload: redactPayerData(n) })
+    const appended = await deps.store.append(
+      stream,
+      [toEventToAppend(event, eventIdOf(keyOf(stream, 'NotificationReceived', key)), { correlationId: ctx.callbackId, causationId: ctx.callbackId, recordedAt: deps.now().toISOString(), source: 'notification', signature: { verified: true } })],
+      'any',
+    )()
+    if (E.isLeft(appended)) log.error({ stream, err: appended.left._tag === 'EventStoreFailure' ? appended.left.cause : appended.left }, 'could not keep a notification about an unknown order')
+  }
+
   const paymentNotification = async (body: Readonly<Record<string, unknown>>, signature: SignatureResult, ctx: CallbackContext): Promise<CallbackResult> => {
     const stream = orderStreamOf(body)
     const n = decodeAll(PaymentNotification, body)
@@ -212,6 +232,7 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
       () => ({ type: 'ReceivePaymentNotification', notification: n.right, signature, callbackId: ctx.callbackId, receivedAt: ctx.receivedAt, statusTable: deps.statusTables.payment }),
       { cause: causeOf(ctx), source: 'notification', signature },
     )()
+    if (signature.verified && E.isLeft(done) && done.left._tag === 'Rejected' && done.left.rejection._tag === 'OrderNotFound') await keepUnmatchedPayment(n.right, ctx)
     return settle(
       'order',
       stream,

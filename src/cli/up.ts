@@ -13,7 +13,7 @@ const fail = (e: unknown, setExitCode: (code: number) => void, code: number = EX
 export const registerUpCommands = (program: Command, setExitCode: (code: number) => void): void => {
   program
     .command('up')
-    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), the Kafka relay when SATANG_KAFKA_BROKERS is set, merchant API and callbacks, and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
+    .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), the Kafka relay when SATANG_KAFKA_BROKERS is set, merchant API and callbacks, the reconciliation scheduler (daily run and sweeps, SATANG_RECONCILE_*), and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
     .option('--role <role>', `run one part of satang in this process: ${ROLES.join(', ')} or all`, 'all')
     .addHelpText(
       'after',

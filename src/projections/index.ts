@@ -1,6 +1,7 @@
 import { auditLogProjection } from './audit-log.ts'
 import { ledgerProjection } from './ledger.ts'
 import { ordersProjection } from './orders.ts'
+import { reconciliationProjection } from './reconciliation.ts'
 import { refundsProjection } from './refunds.ts'
 import { subscriptionsProjection } from './subscriptions.ts'
 import type { Projection } from './types.ts'
@@ -9,7 +10,7 @@ import type { Projection } from './types.ts'
 export const READ_MODEL_SCHEMA = 'satang'
 
 /** Every projection satang runs, in migration order. */
-export const PROJECTIONS: ReadonlyArray<Projection> = [ordersProjection, ledgerProjection, refundsProjection, subscriptionsProjection, auditLogProjection]
+export const PROJECTIONS: ReadonlyArray<Projection> = [ordersProjection, ledgerProjection, refundsProjection, subscriptionsProjection, auditLogProjection, reconciliationProjection]
 
 export const projectionNamed = (name: string): Projection | undefined => PROJECTIONS.find((p) => p.name === name)
 

@@ -4,16 +4,19 @@ import * as E from 'fp-ts/lib/Either.js'
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from '../adapters/http/api-tokens.ts'
 import { CALLBACK_PATHS, registerCallbackRoutes } from '../adapters/http/callback-routes.ts'
 import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
+import { registerReconciliationRoutes } from '../adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../adapters/http/v1-routes.ts'
 import type { CallbackUrls, CrashPoint, RecordingDeps } from '../application/deps.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
+import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
 import { readModelsOf } from '../composition/database.ts'
-import { connectGateway, statusTables, type GatewayConnection } from '../composition/gateway.ts'
+import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
 import { StartupError, dataPath } from '../composition/startup.ts'
 import type { Config } from '../config.ts'
 import { loadOrCreateToken } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
 import { makeReadModelQueries } from '../projections/index.ts'
+import { makeReconciliationQueries } from '../projections/reconciliation-queries.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** The merchant API's tokens: configured (`SATANG_API_TOKENS`), or one with every scope kept in `<data>/api-token`. */
@@ -71,8 +74,8 @@ export type ApiRole = StartedRole & {
 export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
   const { config, log, db, store } = ctx
   const tables = statusTables(config)
-  const gateway = await connectGateway(config, log)
-  const closers: Array<() => Promise<void>> = [gateway.close]
+  const gateway = await ctx.gateway()
+  const closers: Array<() => Promise<void>> = []
   const stopAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close()
   }
@@ -125,7 +128,17 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
     }
     return {
       role: 'api',
-      routes: [registerV1Routes({ recording, tokens: matcher }), registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher }), registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics: ctx.metrics })],
+      routes: [
+        registerV1Routes({ recording, tokens: matcher }),
+        registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher }),
+        registerReconciliationRoutes({
+          readModels: readModelsOf(db),
+          merchantId: gateway.merchantId,
+          tokens: matcher,
+          acknowledge: (id, actor, reason, cause) => acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause),
+        }),
+        registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics: ctx.metrics }),
+      ],
       checks: [],
       listening: ({ port }) => {
         const base = (config.SATANG_PUBLIC_URL ?? `http://${urlHost(config.SATANG_HTTP_HOST)}:${String(port)}`).replace(/\/+$/, '')

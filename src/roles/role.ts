@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Database } from '../composition/database.ts'
+import type { GatewayConnection } from '../composition/gateway.ts'
 import type { Config } from '../config.ts'
 import type { HealthCheck } from '../adapters/http/server.ts'
 import type { Logger } from '../logger.ts'
@@ -26,6 +27,11 @@ export type ProcessContext = {
   readonly db: Database
   readonly store: EventStore
   readonly metrics: Registry
+  /**
+   * The gateway (or the built-in sandbox), connected once per process by the first role that asks and
+   * shared by the others (the API and the scheduler of `--role all` talk to one sandbox); closed with the process.
+   */
+  readonly gateway: () => Promise<GatewayConnection>
 }
 
 /** A role started in this process. */

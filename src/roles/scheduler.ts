@@ -1,17 +1,37 @@
+import { randomUUID } from 'node:crypto'
+import { statusTables } from '../composition/gateway.ts'
+import { makeReconcileDeps, startReconcileScheduler } from '../composition/reconciliation.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
+const hhmm = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
+
 /**
- * The scheduler role: the daily reconciliation and the sweeps of stale items. It does its work once
- * the reconciliation engine lands (issue 13); until then the role starts, answers /healthz and says so.
+ * The scheduler role: the daily reconciliation (after SATANG_RECONCILE_DAILY_AT, Bangkok) and the sweeps
+ * of stale pending items, unless SATANG_RECONCILE_SCHEDULER=off. Several may run: one acts at a time
+ * (a PostgreSQL advisory lock), the others take over when it stops.
  */
-export const startSchedulerRole = (ctx: ProcessContext): StartedRole => {
-  ctx.log.info({ role: 'scheduler' }, 'the scheduler role has no work yet')
+export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRole> => {
+  const { config, log } = ctx
+  const on = config.SATANG_RECONCILE_SCHEDULER === 'on'
+  const scheduler = on
+    ? await (async () => {
+        const gateway = await ctx.gateway()
+        return startReconcileScheduler(
+          config,
+          makeReconcileDeps({ config, store: ctx.store, db: ctx.db, gateway: gateway.client, merchantId: gateway.merchantId, statusTables: statusTables(config), log, newId: randomUUID }),
+        )
+      })()
+    : undefined
   return {
     role: 'scheduler',
     routes: [],
     checks: [],
     listening: () => undefined,
-    summary: () => ['scheduler: nothing scheduled in this version'],
-    stop: async () => undefined,
+    summary: () => [
+      on
+        ? `reconciliation scheduler: the day before after ${hhmm(config.SATANG_RECONCILE_DAILY_AT)} Bangkok, sweeps of pending items every ${String(config.SATANG_RECONCILE_SWEEP_MINUTES)} min (satang reconcile for a run by hand)`
+        : 'reconciliation scheduler off (SATANG_RECONCILE_SCHEDULER=off): run satang reconcile',
+    ],
+    stop: async () => scheduler?.stop(),
   }
 }

@@ -19,6 +19,7 @@ import type { NotificationKind, Notifier } from './notifier.ts'
 import { failOrder, forceOrder, payOrder } from './payments.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { createRefund } from './refunds.ts'
+import { seedOrders } from './seed.ts'
 import { ChargeOutcome } from './state.ts'
 
 /** The prefix of the control API; everything under it is the sandbox's own, not the gateway's. */
@@ -48,6 +49,7 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: 'GET' | 'POST' | '
   { method: 'GET', path: '/_sandbox/settings', effect: 'current settings' },
   { method: 'PUT', path: '/_sandbox/settings', body: '{ payImmediately?, qrExpireSec?, linkExpireSec?, failedStatus?, rateLimit?: { perSecond, burst } }', effect: 'change settings' },
   { method: 'GET', path: '/_sandbox/orders?merchant_id=&merchant_order_id=', effect: 'orders (direct and checkout), filtered' },
+  { method: 'POST', path: '/_sandbox/orders', body: '{ orders: [{ merchant_id, merchant_order_id, order_amount, order_currency?, order_status? }] }', effect: 'create orders in bulk as if made elsewhere (silently; default THB, PS): for benchmarks and reconciliation tests' },
   { method: 'GET', path: '/_sandbox/orders/{order_id}', effect: 'one order with its refunds' },
   { method: 'POST', path: '/_sandbox/orders/{order_id}/pay', effect: 'the payer pays: PS, complete_time, PAYMENT notification' },
   { method: 'POST', path: '/_sandbox/orders/{order_id}/fail', effect: 'the payment fails: status PF (settings.failedStatus), PAYMENT notification' },
@@ -78,6 +80,11 @@ const RefundInput = closedRecord(
   'refund',
   { order_id: t.string, merchant_refund_id: MerchantRefundId, refund_amount: AmountText },
   { refund_reason: text('refund_reason', 256), notify_url: HttpUrl },
+)
+const SeedInput = closedRecord(
+  'orders',
+  { orders: t.array(closedRecord('order', { merchant_id: t.string, merchant_order_id: t.string, order_amount: AmountText }, { order_currency: t.string, order_status: StatusCode })) },
+  {},
 )
 const OutcomesInput = closedRecord('outcomes', { outcomes: t.array(ChargeOutcome) }, {})
 const AdvanceInput = closedRecord('clock advance', {}, { ms: NonNegative, seconds: NonNegative, minutes: NonNegative, hours: NonNegative, days: NonNegative })
@@ -185,6 +192,15 @@ export const registerControlApi = (app: FastifyInstance, deps: ControlDeps): voi
       .orders()
       .filter((o) => (req.query.merchant_id === undefined || o.merchantId === req.query.merchant_id) && (req.query.merchant_order_id === undefined || o.merchantOrderId === req.query.merchant_order_id)),
   }))
+  app.post(`${p}/orders`, async (req, reply) => {
+    const input = bodyOf(SeedInput, req.body, reply)
+    if (input === undefined) return reply
+    const seeded = seedOrders(
+      ctx,
+      input.orders.map((o) => ({ merchantId: o.merchant_id, merchantOrderId: o.merchant_order_id, amount: o.order_amount, currency: o.order_currency ?? 'THB', status: o.order_status ?? 'PS' })),
+    )
+    return E.isLeft(seeded) ? sendError(reply, seeded.left) : reply.code(201).send({ order_ids: seeded.right })
+  })
   app.get<{ Params: IdParams }>(`${p}/orders/:id`, async (req, reply) => {
     const o = ctx.store.order(req.params.id)
     return o === undefined ? sendError(reply, { status: 404, message: `no order with order_id ${req.params.id}` }) : { ...o, refunds: ctx.store.refundsOfOrder(o.orderId) }

@@ -11,6 +11,8 @@ import {
   subscriptionRequested,
   subscriptionStreamName,
 } from '../../src/domain/subscription/index.ts'
+import { decideAcknowledge, initialBreakState, breakStreamName, runStreamName, type RunCommand } from '../../src/domain/reconciliation/index.ts'
+import { runEventsOf } from '../domain/reconciliation/run-events.ts'
 import { at, MERCHANT_ID, sat } from '../domain/support/values.ts'
 
 type Item = { readonly stream: string; readonly event: DomainEvent }
@@ -20,7 +22,10 @@ type Item = { readonly stream: string; readonly event: DomainEvent }
  * a refund of part of every third paid order, and a handful of monthly subscriptions with charges
  * (one failing now and then). Each stream's events are in order; callers interleave the streams.
  */
-export const otherStreamsForProjections = (orders: ReadonlyArray<{ readonly stream: string; readonly events: ReadonlyArray<OrderEvent> }>, opts: { readonly subscriptions?: number; readonly refundEvery?: number; readonly subscriptionPrefix?: string } = {}): Item[][] => {
+export const otherStreamsForProjections = (
+  orders: ReadonlyArray<{ readonly stream: string; readonly events: ReadonlyArray<OrderEvent> }>,
+  opts: { readonly subscriptions?: number; readonly refundEvery?: number; readonly subscriptionPrefix?: string; readonly reconciliationRuns?: number } = {},
+): Item[][] => {
   const out: Item[][] = []
   let paidSeen = 0
   for (const o of orders) {
@@ -103,5 +108,51 @@ export const otherStreamsForProjections = (orders: ReadonlyArray<{ readonly stre
     })
     out.push(events)
   }
+  for (let i = 1; i <= (opts.reconciliationRuns ?? 1); i++) out.push(...reconciliationStreams(`${opts.subscriptionPrefix ?? ''}${String(i)}`, orders.slice(0, 3)))
   return out
+}
+
+/** A reconciliation run over a few orders (one matched, one healed, one break), completed, and the break acknowledged. */
+const reconciliationStreams = (label: string, orders: ReadonlyArray<{ readonly stream: string; readonly events: ReadonlyArray<OrderEvent> }>): Item[][] => {
+  const runId = `00000000-0000-4000-8000-${label.replace(/[^0-9]/g, '').padStart(12, '0').slice(-12)}`
+  const stream = runStreamName(MERCHANT_ID, runId)
+  const items = orders.flatMap((o) => {
+    const s = fold(o.events)
+    return s._tag === 'Order' ? [{ id: s.order.merchantOrderId, stream: o.stream, amount: s.order.amount }] : []
+  })
+  const ref = (id: string, itemStream: string) => ({ kind: 'payment', id, merchantOrderId: id, merchantRefundId: null, merchantSubscribeId: null, stream: itemStream }) as const
+  const evidence = { traceId: null, observationKey: null }
+  const breakId = `b-${runId}`
+  const commands: RunCommand[] = [
+    {
+      type: 'StartRun',
+      started: {
+        runId,
+        merchantId: MERCHANT_ID,
+        scope: { kind: 'days', from: '2026-01-01', to: '2026-01-01' },
+        parameters: { concurrency: 16, asOf: at(100), notFoundGraceMs: 3_600_000, stalePendingMs: 86_400_000, chargeGraceMs: 86_400_000 },
+        startedBy: { trigger: 'scheduler', actor: null },
+        itemsInScope: items.length,
+        startedAt: at(100),
+      },
+    },
+    {
+      type: 'RecordItems',
+      at: at(101),
+      items: items.map((item, k) => ({
+        checked: { kind: 'payment', id: item.id, day: '2026-01-01', outcome: k === 1 ? 'healed' : k === 2 ? 'break' : 'matched', breakClass: k === 2 ? 'amount_mismatch' : null, breakId: k === 2 ? breakId : null, amount: item.amount, atStake: k === 2 ? 100n : 0n },
+        detect:
+          k === 2
+            ? { runId, breakId, class: 'amount_mismatch', status: 'new', item: ref(item.id, item.stream), day: '2026-01-01', satangView: {}, gatewayView: {}, amountAtStake: 100n, detail: 'x', firstSeenAt: at(101), firstSeenRunId: runId, detectedAt: at(101), evidence }
+            : null,
+        resolve: [],
+        healed: k === 1 ? { runId, item: ref(item.id, item.stream), day: '2026-01-01', from: 'PI', to: 'PS', amount: item.amount, healedAt: at(101), evidence } : null,
+      })),
+    },
+    { type: 'CompleteRun', days: ['2026-01-01'], at: at(102) },
+  ]
+  const run = runEventsOf(commands)
+  const ack = decideAcknowledge({ type: 'AcknowledgeBreak', breakId, current: { class: 'amount_mismatch', status: 'new' }, actor: 'ops', reason: 'agreed', at: at(103) }, initialBreakState)
+  if (ack._tag === 'Left') throw new Error('ack refused')
+  return [run.map((event) => ({ stream, event })), ack.right.map((event) => ({ stream: breakStreamName(MERCHANT_ID, breakId), event }))]
 }

@@ -10,12 +10,15 @@ import { prepareRequest, toHttpRequest, type PreparedRequest } from './request.t
 import { interpretResponse, type Answer, type ResponseError } from './response.ts'
 import { retrying, retryPolicyProblems, type RetryPolicy } from './retry.ts'
 import type { Signer, Verifier } from '../../domain/gateway/signing.ts'
-import { makeHttpTransport, type HttpFailure } from './transport.ts'
+import type { BackgroundSigner } from './background-signer.ts'
+import { makeHttpTransport, type HttpFailure, type HttpRequest } from './transport.ts'
 
 export type GatewayClientDeps = {
   /** `{base_url}` of the spec; requests go to `{baseUrl}/gateway`. */
   readonly baseUrl: string
   readonly merchantSigner: Signer
+  /** Signs on the thread pool instead (the same signatures as `merchantSigner`): for processes that send many requests. */
+  readonly backgroundSigner?: BackgroundSigner
   /** Optional: verify a `sign` header on responses (the spec does not show response signatures). */
   readonly gatewayVerifier?: Verifier
   readonly log: Logger
@@ -193,14 +196,18 @@ export const makeGatewayClient = (deps: GatewayClientDeps): GatewayClient => {
       }
     }
     const p = prepared.right
-    const callLog = log.child({ operation: operation.name, service: p.service, ...idsOf(p.fields) })
+    // The call's child logger is made only when a line is written (a busy caller logs at warn).
+    let child: Logger | undefined
+    const callLog = (): Logger => (child ??= log.child({ operation: operation.name, service: p.service, ...idsOf(p.fields) }))
     // Signed once: every attempt of a query sends the same bytes.
-    const http = toHttpRequest(endpoint, p, deps.merchantSigner)
+    const signed = async (): Promise<HttpRequest> =>
+      deps.backgroundSigner === undefined ? toHttpRequest(endpoint, p, deps.merchantSigner) : toHttpRequest(endpoint, p, { signature: await deps.backgroundSigner.sign(p.fields) })
     // Only queries are repeated: a create may have taken effect (see classifyForCreate) and a command
     // changes gateway state, so neither is re-sent automatically.
     const policy = operation.retry === 'query' ? deps.retry : { ...deps.retry, maxAttempts: 1 }
 
-    return () => {
+    return async () => {
+      const http = await signed()
       const startedAt = new Date().toISOString()
       const start = performance.now()
       const elapsed = (): number => Math.round(performance.now() - start)
@@ -215,7 +222,7 @@ export const makeGatewayClient = (deps: GatewayClientDeps): GatewayClient => {
           TE.flatMapEither((res) => interpretResponse(operation, res, responseOptions)),
           TE.mapLeft((e): GatewayError => (operation.retry === 'create' ? classifyForCreate(p, e) : e)),
           TE.tapError((e) => {
-            callLog.debug({ attempt: n, durationMs: Math.round(performance.now() - attemptStart), ...loggable(e) }, 'gateway attempt failed')
+            if (log.isLevelEnabled('debug')) callLog().debug({ attempt: n, durationMs: Math.round(performance.now() - attemptStart), ...loggable(e) }, 'gateway attempt failed')
             return TE.right(undefined)
           }),
         )
@@ -227,16 +234,17 @@ export const makeGatewayClient = (deps: GatewayClientDeps): GatewayClient => {
           retryDeps,
           (e) => e.retriable,
           attempt,
-          (e, n, delayMs) => callLog.info({ attempt: n, delayMs, ...loggable(e) }, 'retrying gateway query'),
+          (e, n, delayMs) => callLog().info({ attempt: n, delayMs, ...loggable(e) }, 'retrying gateway query'),
+          (e) => (e._tag === 'GatewayRejected' || e._tag === 'TransportFailed' ? e.retryAfterMs : undefined),
         ),
         TE.bimap(
           (e) => {
-            callLog.warn({ attempts, durationMs: elapsed(), ...loggable(e) }, 'gateway call failed')
+            callLog().warn({ attempts, durationMs: elapsed(), ...loggable(e) }, 'gateway call failed')
             return e
           },
           (a): GatewayResult<Res> => {
             const durationMs = elapsed()
-            callLog.info({ attempts, durationMs, traceId: a.traceId, httpStatus: a.httpStatus, outcome: 'success' }, 'gateway call succeeded')
+            if (log.isLevelEnabled('info')) callLog().info({ attempts, durationMs, traceId: a.traceId, httpStatus: a.httpStatus, outcome: 'success' }, 'gateway call succeeded')
             return { data: a.data, message: a.message, traceId: a.traceId, request: p.fields, httpStatus: a.httpStatus, timing: { startedAt, durationMs, attempts } }
           },
         ),

@@ -5,7 +5,7 @@ import type { Violation } from '../../domain/violations.ts'
 import { decodeAll } from '../../domain/violations.ts'
 import type { ValidationFailed, WireFields } from '../../application/ports/gateway.ts'
 import type { HttpRequest } from './transport.ts'
-import { signedRequestHeaders, type Signer } from '../../domain/gateway/signing.ts'
+import { SIGN_TYPE, signedRequestHeaders, type Signer } from '../../domain/gateway/signing.ts'
 
 /** The only protocol version the gateway defines (spec, Versioning). */
 export const PROTOCOL_VERSION = 'v1'
@@ -89,8 +89,9 @@ export const prepareRequest = <Req, Res>(
  * The signed HTTP request: the `sign` header covers the JSON body (POST) or the query parameters (GET),
  * with `sign-type: RSA` and `content-type: application/json` (spec, Authentication).
  */
-export const toHttpRequest = (endpoint: URL, prepared: PreparedRequest, signer: Signer): HttpRequest => {
-  const headers = { ...signedRequestHeaders(signer, prepared.fields), accept: 'application/json' }
+export const toHttpRequest = (endpoint: URL, prepared: PreparedRequest, signer: Signer | { readonly signature: string }): HttpRequest => {
+  const signed = 'signature' in signer ? { 'content-type': 'application/json', 'sign-type': SIGN_TYPE, sign: signer.signature } : signedRequestHeaders(signer, prepared.fields)
+  const headers = { ...signed, accept: 'application/json' }
   if (prepared.method === 'POST') return { method: 'POST', url: endpoint, headers, body: JSON.stringify(prepared.fields) }
   const url = new URL(endpoint)
   for (const [key, value] of Object.entries(prepared.fields)) url.searchParams.append(key, String(value))

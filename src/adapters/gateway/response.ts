@@ -38,6 +38,19 @@ const parseJson = (text: string): E.Either<string, unknown> =>
 const isSuccessStatus = (status: number): boolean => status >= 200 && status < 300
 
 /**
+ * `Retry-After` in ms (RFC 9110 §10.2.3: delay-seconds or an HTTP-date), or undefined when absent or
+ * unreadable. `now` is the receiving instant, for a date.
+ */
+export const retryAfterMsOf = (header: string | string[] | undefined, now: number): number | undefined => {
+  const value = Array.isArray(header) ? header[0] : header
+  if (value === undefined) return undefined
+  const text = value.trim()
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/**
  * Reads one HTTP response of `operation`: 5xx is a transport failure; otherwise the body must be the
  * envelope (on a 2xx) or the status itself is the failure; a code other than 200000 is a rejection;
  * `data` is decoded with the operation's response codec.
@@ -64,6 +77,8 @@ export const interpretResponse = <Req, Res>(
     body: res.body.slice(0, BODY_KEPT),
     retriable: false,
   })
+  const retryAfterMs = retryAfterMsOf(res.headers['retry-after'], Date.now())
+  const retryAfter = retryAfterMs === undefined ? {} : { retryAfterMs }
   const statusFailed = (reason: 'http_5xx' | 'http_status'): TransportFailed => ({
     _tag: 'TransportFailed',
     operation: name,
@@ -72,6 +87,7 @@ export const interpretResponse = <Req, Res>(
     sent: true,
     ...(traceId === undefined ? {} : { traceId }),
     retriable: reason === 'http_5xx' || RETRIABLE_STATUS.has(res.status),
+    ...retryAfter,
   })
 
   if (res.status >= 500) return E.left(statusFailed('http_5xx'))
@@ -98,6 +114,7 @@ export const interpretResponse = <Req, Res>(
       traceId: reply.trace_id,
       httpStatus: res.status,
       retriable: options.retriableCodes.has(reply.code),
+      ...retryAfter,
     })
   }
 

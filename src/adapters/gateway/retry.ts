@@ -40,9 +40,15 @@ export const backoffDelayMs = (policy: RetryPolicy, failedAttempt: number, rando
   return Math.min(Math.floor(r * (ceiling + 1)), ceiling)
 }
 
+/** The longest `Retry-After` a retry waits for; a server asking for more gets the error back instead. */
+export const MAX_RETRY_AFTER_MS = 60_000
+
 /**
  * Runs `attempt(1)`, and while it fails with an error that `shouldRetry` accepts and attempts remain,
- * sleeps the backoff delay and runs the next attempt. The last error is returned as it is.
+ * sleeps the backoff delay and runs the next attempt. The last error is returned as it is. When the
+ * error carries a server's `Retry-After` (`retryAfterOf`), the wait is at least that long (jitter on
+ * top spreads the callers the server turned away together); one longer than `MAX_RETRY_AFTER_MS` ends
+ * the retries.
  */
 export const retrying = <E, A>(
   policy: RetryPolicy,
@@ -50,13 +56,17 @@ export const retrying = <E, A>(
   shouldRetry: (error: E, attempt: number) => boolean,
   attempt: (n: number) => TE.TaskEither<E, A>,
   onRetry?: (error: E, attempt: number, delayMs: number) => void,
+  retryAfterOf: (error: E) => number | undefined = () => undefined,
 ): TE.TaskEither<E, A> => {
   const run = (n: number): TE.TaskEither<E, A> =>
     pipe(
       attempt(n),
       TE.orElse((error) => {
         if (n >= policy.maxAttempts || !shouldRetry(error, n)) return TE.left(error)
-        const delayMs = backoffDelayMs(policy, n, deps.random)
+        const retryAfter = retryAfterOf(error)
+        if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) return TE.left(error)
+        const backoff = backoffDelayMs(policy, n, deps.random)
+        const delayMs = retryAfter === undefined ? backoff : retryAfter + backoff
         onRetry?.(error, n, delayMs)
         return pipe(
           TE.fromTask(() => deps.sleep(delayMs)),

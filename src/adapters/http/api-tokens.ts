@@ -6,9 +6,10 @@ import * as t from 'io-ts'
  * token itself never appears anywhere but in the config) and scopes:
  * - `payments:write` creates payments, checkouts and subscriptions, tracks refunds;
  * - `read` reads payments, refunds and subscriptions (and may `?refresh=true` them);
- * - `audit` reads audit trails.
+ * - `audit` reads audit trails;
+ * - `reconcile:write` acknowledges reconciliation breaks (the reconciliation reads need `read`).
  */
-export const API_SCOPES = ['payments:write', 'read', 'audit'] as const
+export const API_SCOPES = ['payments:write', 'read', 'audit', 'reconcile:write'] as const
 export type ApiScope = (typeof API_SCOPES)[number]
 
 export type ApiToken = {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { parseCalendarDate } from '../../domain/bangkok-time.ts'
 import { LEDGER_ACCOUNTS, isLedgerAccount, normalSideOf } from '../../domain/ledger/accounts.ts'
 import { satangNumber, trialBalanceJson, type BalanceScope } from '../../domain/ledger/report.ts'
 import { CHARACTER_RULES } from '../../domain/gateway/text-rules.ts'
@@ -13,6 +12,7 @@ import type { TokenMatcher } from './api-tokens.ts'
 import { requireScope } from './auth.ts'
 import { invalidRequest, sendError } from './errors.ts'
 import { errors, route } from './openapi.ts'
+import { dateRules, queryOf, reader, type Query } from './query-params.ts'
 
 /**
  * `GET /v1/ledger/balances` and `GET /v1/ledger/entries`: the double-entry ledger, read from the
@@ -27,36 +27,6 @@ export type LedgerRouteDeps = {
 export const MAX_ENTRIES_LIMIT = 1000
 export const DEFAULT_ENTRIES_LIMIT = 100
 
-type Query = Readonly<Record<string, unknown>>
-
-const queryOf = (request: FastifyRequest): Query => (t.UnknownRecord.is(request.query) ? request.query : {})
-
-/** Collects the violations of one request's query while its parameters are read. */
-const reader = (query: Query, known: ReadonlyArray<string>) => {
-  const violations: Violation[] = []
-  for (const name of Object.keys(query)) {
-    if (!known.includes(name)) violations.push({ path: name, rule: `is not a parameter of this route (known: ${known.join(', ')})` })
-  }
-  /** The parameter's text when given once and valid by `check` (which returns the rules broken), else null. */
-  const text = (name: string, check: (s: string) => ReadonlyArray<string>): string | null => {
-    const raw = query[name]
-    if (raw === undefined) return null
-    if (typeof raw !== 'string') {
-      violations.push({ path: name, rule: 'must be given once' })
-      return null
-    }
-    const rules = raw === '' ? ['must not be empty'] : check(raw)
-    for (const rule of rules) violations.push({ path: name, rule })
-    return rules.length === 0 ? raw : null
-  }
-  return { violations, text, fail: (path: string, rule: string) => violations.push({ path, rule }) }
-}
-
-const dateRules = (s: string): ReadonlyArray<string> => {
-  const parsed = parseCalendarDate(s)
-  if (E.isLeft(parsed)) return parsed.left.map((r) => (r === 'must be yyyy-MM-dd' ? 'must be a date yyyy-MM-dd (Asia/Bangkok)' : r))
-  return parsed.right.year < 1 ? ['year must be 0001 or later'] : []
-}
 const currencyRules = (s: string): ReadonlyArray<string> => (/^[A-Z]{3}$/.test(s) ? [] : ['must be a three-letter currency code such as THB'])
 const channelRules = (s: string): ReadonlyArray<string> =>
   /^[A-Za-z0-9._-]{1,64}$/.test(s) ? [] : ['must be 1 to 64 letters, digits, dots, dashes or underlines (a channel such as svc.thaiqr.pay, subscription or unknown)']

@@ -283,7 +283,7 @@ export const openApiOptions = (version: string): SwaggerOptions => ({
     info: {
       title: 'satang merchant API',
       version,
-      description: 'JSON over HTTP. Bearer tokens with scopes payments:write, read, audit. Errors are `{ error, message?, … }`; a 400 lists every violated rule.',
+      description: 'JSON over HTTP. Bearer tokens with scopes payments:write, read, audit, reconcile:write. Errors are `{ error, message?, … }`; a 400 lists every violated rule.',
     },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
   },

@@ -40,6 +40,8 @@ export type GatewayRejected = {
   readonly httpStatus: number
   /** True only for codes configured as transient (`retry.retriableCodes`, e.g. rate limiting). */
   readonly retriable: boolean
+  /** The answer's `Retry-After`, in ms, when it sent one: a retry waits at least this long. */
+  readonly retryAfterMs?: number
 }
 
 export type TransportReason = 'timeout' | 'refused' | 'reset' | 'http_5xx' | 'http_status' | 'dns'
@@ -58,6 +60,8 @@ export type TransportFailed = {
   readonly sent: boolean
   readonly traceId?: string
   readonly retriable: boolean
+  /** The answer's `Retry-After` (HTTP 429, 503), in ms. */
+  readonly retryAfterMs?: number
   readonly cause?: unknown
 }
 

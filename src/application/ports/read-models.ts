@@ -1,5 +1,8 @@
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { JsonObject } from '../../domain/events/envelope.ts'
+import type { BreakClass, ItemKind } from '../../domain/reconciliation/break-class.ts'
+import type { RunScope } from '../../domain/reconciliation/events/values.ts'
+import type { BreakStatus, KnownBreak } from '../../domain/reconciliation/lifecycle.ts'
 import type { Refund } from '../../domain/refund/index.ts'
 import type { Subscription } from '../../domain/subscription/index.ts'
 import type { Position, RecordedEvent } from './event-store.ts'
@@ -34,4 +37,63 @@ export type ReadModelQueries = {
   readonly openCreates: () => TE.TaskEither<ReadModelFailure, OpenCreates>
   /** The events of `stream` as the audit log keeps them, in stream order (possibly a prefix of the stream). */
   readonly auditEvents: (stream: string) => TE.TaskEither<ReadModelFailure, ReadonlyArray<RecordedEvent>>
+}
+
+/** Which items a reconciliation run checks (see `ReconciliationQueries.scope`). */
+export type ScopeRequest = {
+  readonly merchantId: string
+  /** Items created on these Bangkok days (yyyy-MM-dd, inclusive); null for a sweep. */
+  readonly days: { readonly from: string; readonly to: string } | null
+  /** Items still open (not final) created before this instant. */
+  readonly openCreatedBefore: Date
+  /** Item streams to include whatever their date and state (the streams of open breaks). */
+  readonly alsoStreams: ReadonlyArray<string>
+}
+
+export type ScopedPayment = {
+  readonly stream: string
+  readonly merchantOrderId: string
+  /** The Bangkok day it was created (yyyy-MM-dd). */
+  readonly day: string
+  /** Satang of the order's refunds recorded, and their ids. */
+  readonly refunded: bigint
+  readonly refundIds: ReadonlyArray<string>
+}
+
+export type ScopedRefund = {
+  readonly stream: string
+  readonly merchantRefundId: string
+  readonly merchantOrderId: string
+  readonly day: string
+  /** Whether satang has the refunded order, and its currency. */
+  readonly orderKnown: boolean
+  readonly orderCurrency: string | null
+}
+
+export type ScopedSubscription = { readonly stream: string; readonly merchantSubscribeId: string }
+
+export type ReconciliationScope = {
+  readonly payments: ReadonlyArray<ScopedPayment>
+  readonly refunds: ReadonlyArray<ScopedRefund>
+  /** Subscriptions the payer authorised at some point (active, suspended, completed or cancelled). */
+  readonly subscriptions: ReadonlyArray<ScopedSubscription>
+}
+
+/** A break not resolved yet, with its item. */
+export type KnownBreakRow = KnownBreak & { readonly itemKind: ItemKind; readonly itemId: string; readonly day: string; readonly stream: string | null }
+
+/** A run that started and neither completed nor was superseded. */
+export type UnfinishedRun = { readonly runId: string; readonly scope: RunScope; readonly startedAt: Date }
+
+/** The reads reconciliation needs, over the `reconciliation_*` read models and the ones it checks. */
+export type ReconciliationQueries = {
+  /** The orders, refunds and subscriptions a run checks. */
+  readonly scope: (r: ScopeRequest) => TE.TaskEither<ReadModelFailure, ReconciliationScope>
+  /** Every break of the merchant not resolved yet (new, persisting or acknowledged). */
+  readonly knownBreaks: (merchantId: string) => TE.TaskEither<ReadModelFailure, ReadonlyArray<KnownBreakRow>>
+  readonly unfinishedRuns: (merchantId: string) => TE.TaskEither<ReadModelFailure, ReadonlyArray<UnfinishedRun>>
+  /** The class and lifecycle status of a break, or undefined when there is none. */
+  readonly breakStatus: (breakId: string) => TE.TaskEither<ReadModelFailure, { readonly merchantId: string; readonly class: BreakClass; readonly status: BreakStatus } | undefined>
+  /** Whether a completed run has reconciled `day` (a Bangkok date) for the merchant. */
+  readonly dayReconciled: (merchantId: string, day: string) => TE.TaskEither<ReadModelFailure, boolean>
 }

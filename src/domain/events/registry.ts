@@ -31,9 +31,23 @@ import { subscriptionRequested } from '../subscription/events/subscription-reque
 import { subscriptionSuspended } from '../subscription/events/subscription-suspended.ts'
 import { subscriptionUpdated } from '../subscription/events/subscription-updated.ts'
 import { subscriptionEventNaturalKey } from '../subscription/stream.ts'
+import { breakEventNaturalKey, runEventNaturalKey } from '../reconciliation/stream.ts'
+import {
+  isBreakEvent,
+  isRunEvent,
+  reconciliationBreakAcknowledged,
+  reconciliationBreakDetected,
+  reconciliationBreakResolved,
+  reconciliationItemHealed,
+  reconciliationItemsChecked,
+  reconciliationRunCompleted,
+  reconciliationRunStarted,
+  reconciliationRunSuperseded,
+} from '../reconciliation/events/index.ts'
 import { callbackRejected } from './common/callback-rejected.ts'
 import { discrepancyObserved } from './common/discrepancy-observed.ts'
 import { notificationReceived } from './common/notification-received.ts'
+import { queryNotFound } from './common/query-not-found.ts'
 import { redirectReceived } from './common/redirect-received.ts'
 import type { DomainEventOf, EventDecodeError, EventDefinition, SerializedEvent } from './define-event.ts'
 import { toStoreMetadata, type DomainEventMetadata, type EventSource } from './metadata.ts'
@@ -51,6 +65,7 @@ export const eventDefinitions = {
   NotificationReceived: notificationReceived,
   DiscrepancyObserved: discrepancyObserved,
   CallbackRejected: callbackRejected,
+  QueryNotFound: queryNotFound,
   RefundTracked: refundTracked,
   RefundStatusObserved: refundStatusObserved,
   RefundRecorded: refundRecorded,
@@ -64,6 +79,14 @@ export const eventDefinitions = {
   SubscriptionCharged: subscriptionCharged,
   SubscriptionChargeFailed: subscriptionChargeFailed,
   SubscriptionSuspended: subscriptionSuspended,
+  ReconciliationRunStarted: reconciliationRunStarted,
+  ReconciliationItemsChecked: reconciliationItemsChecked,
+  ReconciliationBreakDetected: reconciliationBreakDetected,
+  ReconciliationBreakResolved: reconciliationBreakResolved,
+  ReconciliationItemHealed: reconciliationItemHealed,
+  ReconciliationRunCompleted: reconciliationRunCompleted,
+  ReconciliationRunSuperseded: reconciliationRunSuperseded,
+  ReconciliationBreakAcknowledged: reconciliationBreakAcknowledged,
 } as const
 
 type Definitions = typeof eventDefinitions
@@ -135,9 +158,11 @@ export const toEventToAppend = (e: DomainEvent, eventId: string, metadata: Domai
  * the same fact decided twice is stored once. The events shared by several aggregates are keyed alike
  * in all of them.
  */
-export const naturalKeyOf = (stream: string, e: OrderEvent | RefundEvent | SubscriptionEvent): string => {
+export const naturalKeyOf = (stream: string, e: DomainEvent): string => {
   if (isOrderEvent(e)) return orderEventNaturalKey(stream, e)
   if (isRefundEvent(e)) return refundEventNaturalKey(stream, e)
+  if (isRunEvent(e)) return runEventNaturalKey(stream, e)
+  if (isBreakEvent(e)) return breakEventNaturalKey(stream, e)
   return subscriptionEventNaturalKey(stream, e)
 }
 
@@ -193,5 +218,17 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
       return 'notification'
     case 'CallbackRejected':
       return e.data.callback === 'checkout_redirect' || e.data.callback === 'subscription_redirect' ? 'redirect' : 'notification'
+    case 'QueryNotFound':
+      return 'query'
+    case 'ReconciliationRunStarted':
+    case 'ReconciliationItemsChecked':
+    case 'ReconciliationBreakDetected':
+    case 'ReconciliationBreakResolved':
+    case 'ReconciliationItemHealed':
+    case 'ReconciliationRunCompleted':
+    case 'ReconciliationRunSuperseded':
+      return 'reconciliation'
+    case 'ReconciliationBreakAcknowledged':
+      return 'operator'
   }
 }

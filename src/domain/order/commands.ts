@@ -75,6 +75,15 @@ export type ObservePaymentByQuery = {
   readonly statusTable: StatusTable
 }
 
+/** A payment query answered "not found" (a configured not-found code): evidence, changes no status. */
+export type ObservePaymentNotFound = {
+  readonly type: 'ObservePaymentNotFound'
+  readonly code: number
+  readonly message: string
+  readonly traceId: string
+  readonly observedAt: Date
+}
+
 /** A PAYMENT notification, with the result of verifying its signature: authority when it verified. */
 export type ReceivePaymentNotification = {
   readonly type: 'ReceivePaymentNotification'
@@ -105,6 +114,7 @@ export type OrderCommand =
   | RecordPaymentRequestFailed
   | RecordPaymentOutcomeUnknown
   | ObservePaymentByQuery
+  | ObservePaymentNotFound
   | ReceivePaymentNotification
   | ReceiveCheckoutRedirect
   | RejectOrderCallback

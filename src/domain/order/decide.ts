@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { badSignature, rejectCallback } from '../events/common/callback-rejected.ts'
 import { discrepancyObserved, mismatchesOf, type DiscrepancySource, type Mismatch } from '../events/common/discrepancy-observed.ts'
 import { notificationReceived } from '../events/common/notification-received.ts'
+import { notFoundObservationKey, queryNotFound } from '../events/common/query-not-found.ts'
 import { redirectReceived } from '../events/common/redirect-received.ts'
 import type { ObservationSource } from '../events/codecs.ts'
 import { gatewayInstantOf, presentText, satangOf } from '../events/gateway-values.ts'
@@ -14,6 +15,7 @@ import type { Violation } from '../violations.ts'
 import type {
   CreateOrder,
   ObservePaymentByQuery,
+  ObservePaymentNotFound,
   OrderCommand,
   ReceiveCheckoutRedirect,
   ReceivePaymentNotification,
@@ -248,6 +250,13 @@ const receiveRedirect = (c: ReceiveCheckoutRedirect, s: Order): Decision => {
     : events(received, discrepancyObserved.make({ source, observationKey: key, observedAt: c.receivedAt, statusCode: c.form.order_status, mismatches }))
 }
 
+/** A "not found" answer is kept once as evidence; it fails no create (PaymentRequestFailed does, by its own rule). */
+const observeNotFound = (c: ObservePaymentNotFound, s: Order): Decision => {
+  const key = notFoundObservationKey('payment', s.order.merchantId, s.order.merchantOrderId, c.code)
+  if (s.observationKeys.has(key)) return nothing
+  return events(queryNotFound.make({ kind: 'payment', code: c.code, message: c.message, traceId: c.traceId, observationKey: key, observedAt: c.observedAt }))
+}
+
 const withOrder = (s: OrderState, f: (o: Order) => Decision): Decision => (s._tag === 'Order' ? f(s) : reject({ _tag: 'OrderNotFound' }))
 
 /** What a command means for an order: the events to append, or why it is refused. Pure. */
@@ -265,6 +274,8 @@ export const decide = (c: OrderCommand, s: OrderState): Decision => {
       return withOrder(s, (o) => recordUnknown(c, o))
     case 'ObservePaymentByQuery':
       return withOrder(s, (o) => observeByQuery(c, o))
+    case 'ObservePaymentNotFound':
+      return withOrder(s, (o) => observeNotFound(c, o))
     case 'ReceivePaymentNotification':
       // A bad signature is refused whatever the order: only CallbackRejected, no state change.
       if (!c.signature.verified) return events(badSignature('payment_notification', c.signature, c.callbackId, c.receivedAt, c.notification))

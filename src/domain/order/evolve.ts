@@ -53,6 +53,9 @@ const evolveOrder = (s: Order, e: OrderEvent): Order => {
     case 'CallbackRejected':
       // A refused callback is kept for audit and changes nothing.
       return s
+    case 'QueryNotFound':
+      // Evidence only: a create is failed by PaymentRequestFailed, never by this.
+      return { ...s, observationKeys: withKey(s, e.data.observationKey) }
   }
 }
 

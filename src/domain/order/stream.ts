@@ -42,6 +42,7 @@ export const isOrderClaim = (e: OrderEvent): boolean => {
     case 'NotificationReceived':
     case 'DiscrepancyObserved':
     case 'CallbackRejected':
+    case 'QueryNotFound':
       return false
   }
 }
@@ -63,6 +64,7 @@ export const orderEventNaturalKey = (stream: string, e: OrderEvent): string => {
     case 'RedirectReceived':
     case 'NotificationReceived':
     case 'DiscrepancyObserved':
+    case 'QueryNotFound':
       return keyOf(stream, e.type, e.data.observationKey)
     case 'CallbackRejected':
       return keyOf(stream, e.type, e.data.callbackId)

@@ -36,6 +36,15 @@ export type ObserveRefundByQuery = {
   readonly order: RefundOrderContext
 }
 
+/** A refund query answered "not found": evidence, changes no status. */
+export type ObserveRefundNotFound = {
+  readonly type: 'ObserveRefundNotFound'
+  readonly code: number
+  readonly message: string
+  readonly traceId: string
+  readonly observedAt: Date
+}
+
 /** A REFUND notification with its signature result: authority when it verified. */
 export type ReceiveRefundNotification = {
   readonly type: 'ReceiveRefundNotification'
@@ -49,4 +58,4 @@ export type ReceiveRefundNotification = {
 
 export type RejectRefundCallback = { readonly type: 'RejectCallback' } & CallbackRejection
 
-export type RefundCommand = TrackRefund | ObserveRefundByQuery | ReceiveRefundNotification | RejectRefundCallback
+export type RefundCommand = TrackRefund | ObserveRefundByQuery | ObserveRefundNotFound | ReceiveRefundNotification | RejectRefundCallback

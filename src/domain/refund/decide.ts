@@ -2,12 +2,13 @@ import * as E from 'fp-ts/lib/Either.js'
 import { badSignature, rejectCallback } from '../events/common/callback-rejected.ts'
 import { discrepancyObserved, mismatchesOf, type Mismatch } from '../events/common/discrepancy-observed.ts'
 import { notificationReceived } from '../events/common/notification-received.ts'
+import { notFoundObservationKey, queryNotFound } from '../events/common/query-not-found.ts'
 import type { ObservationSource } from '../events/codecs.ts'
 import { gatewayInstantOf, satangOf } from '../events/gateway-values.ts'
 import { redactPayerData } from '../events/redaction.ts'
 import { classifyRefundStatus, type StatusTable } from '../gateway/statuses.ts'
 import type { RefundRecord } from '../gateway/refund-query.ts'
-import type { ObserveRefundByQuery, ReceiveRefundNotification, RefundCommand, RefundOrderContext, TrackRefund } from './commands.ts'
+import type { ObserveRefundByQuery, ObserveRefundNotFound, ReceiveRefundNotification, RefundCommand, RefundOrderContext, TrackRefund } from './commands.ts'
 import { evolve } from './evolve.ts'
 import type { RefundEvent } from './events/index.ts'
 import { refundRecorded } from './events/refund-recorded.ts'
@@ -149,6 +150,14 @@ const receiveNotification = (c: ReceiveRefundNotification, s: RefundState): Deci
     s,
   )
 
+/** A "not found" answer about a tracked refund is kept once as evidence; about an untracked one, nothing. */
+const observeNotFound = (c: ObserveRefundNotFound, s: RefundState): Decision => {
+  if (s._tag !== 'Refund') return nothing
+  const key = notFoundObservationKey('refund', s.merchantId, s.merchantRefundId, c.code)
+  if (s.observationKeys.has(key)) return nothing
+  return events(queryNotFound.make({ kind: 'refund', code: c.code, message: c.message, traceId: c.traceId, observationKey: key, observedAt: c.observedAt }))
+}
+
 /** What a command means for a refund: the events to append, or why it is refused. Pure. */
 export const decide = (c: RefundCommand, s: RefundState): Decision => {
   switch (c.type) {
@@ -156,6 +165,8 @@ export const decide = (c: RefundCommand, s: RefundState): Decision => {
       return trackRefund(c, s)
     case 'ObserveRefundByQuery':
       return observeByQuery(c, s)
+    case 'ObserveRefundNotFound':
+      return observeNotFound(c, s)
     case 'ReceiveRefundNotification':
       if (!c.signature.verified) return events(badSignature('refund_notification', c.signature, c.callbackId, c.receivedAt, c.notification))
       return receiveNotification(c, s)

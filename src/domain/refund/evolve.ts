@@ -26,6 +26,8 @@ const evolveRefund = (s: Refund, e: RefundEvent): Refund => {
       return { ...s, observationKeys: withKey(s, e.data.observationKey), discrepancies: [...s.discrepancies, e.data] }
     case 'CallbackRejected':
       return s
+    case 'QueryNotFound':
+      return { ...s, observationKeys: withKey(s, e.data.observationKey) }
   }
 }
 

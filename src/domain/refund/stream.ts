@@ -26,6 +26,7 @@ export const refundEventNaturalKey = (stream: string, e: RefundEvent): string =>
     case 'RefundStatusObserved':
     case 'NotificationReceived':
     case 'DiscrepancyObserved':
+    case 'QueryNotFound':
       return keyOf(stream, e.type, e.data.observationKey)
     case 'CallbackRejected':
       return keyOf(stream, e.type, e.data.callbackId)

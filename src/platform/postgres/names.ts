@@ -20,6 +20,8 @@ export const SERVICE_LOCK = {
   readModelMigrations: 2,
   /** Held (session lock) by the one relay that publishes. */
   relay: 3,
+  /** Held (session lock) by the one reconciliation scheduler that acts. */
+  scheduler: 4,
 } as const
 
 /** A rebuild of one projection holds `(REBUILD_LOCKS, hashtext('rebuild:<schema>:<projection>'))`. */
@@ -29,3 +31,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,39}$/
 
 /** Schema names are interpolated into SQL, so only plain lowercase identifiers are accepted. */
 export const isValidSchemaName = (schema: string): boolean => SCHEMA_NAME.test(schema)
+
+/** A reconciliation run holds `(RECONCILE_LOCKS, hashtext(reconcileLockResource(merchant)))`: one run at a time per merchant. */
+export const RECONCILE_LOCKS = 1_515_847_684
+
+/** The resource of a reconciliation run's session lock. */
+export const reconcileLockResource = (merchantId: string): string => `reconcile:${merchantId}`

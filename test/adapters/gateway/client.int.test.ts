@@ -303,6 +303,16 @@ describe('gateway client over real HTTP', () => {
       expect(server.requests).toHaveLength(2)
     })
 
+    it('a 429 with Retry-After: the retry waits for it (rate limited by the gateway)', async () => {
+      server.reply({ kind: 'json', status: 429, headers: { 'retry-after': '1' }, body: envelope({ code: 429001, message: 'Rate limited' }) }, ok(paid))
+      const client = clientFor({ retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, retriableCodes: [429001] } })
+      const result = expectRight(await client.call(paymentQuery, aQuery, QUERY)())
+      expect(result.timing.attempts).toBe(2)
+      // Retry-After: 1 (s) plus the jittered backoff (random 0.5 of a 1 ms ceiling)
+      expect(slept.at(-1)).toBe(1001)
+      expect(server.requests).toHaveLength(2)
+    })
+
     it('does not retry a malformed envelope: DecodeFailed with the violations and the body', async () => {
       server.reply({ kind: 'json', body: { code: '200000', msg: 'Success' } })
       const error = expectLeft(await clientFor().call(paymentQuery, aQuery, QUERY)())

@@ -2,7 +2,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { backoffCeilingMs, backoffDelayMs, retrying, retryPolicyProblems, type RetryPolicy } from '../../../src/adapters/gateway/retry.ts'
+import { retryAfterMsOf } from '../../../src/adapters/gateway/response.ts'
+import { backoffCeilingMs, backoffDelayMs, MAX_RETRY_AFTER_MS, retrying, retryPolicyProblems, type RetryPolicy } from '../../../src/adapters/gateway/retry.ts'
 
 const policy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000 }
 
@@ -51,7 +52,7 @@ describe('retryPolicyProblems', () => {
   })
 })
 
-type Err = { readonly retriable: boolean; readonly n: number }
+type Err = { readonly retriable: boolean; readonly n: number; readonly retryAfterMs?: number }
 
 const scripted = (outcomes: ReadonlyArray<E.Either<Err, string>>) => {
   const calls: number[] = []
@@ -105,5 +106,29 @@ describe('retrying', () => {
     const { sleep } = recordingSleep()
     await retrying({ ...policy, maxAttempts: 1 }, { random: () => 0.5, sleep }, () => true, attempt)()
     expect(calls).toEqual([1])
+  })
+
+  it('waits at least a server’s Retry-After, with the jitter on top; one beyond the cap ends the retries', async () => {
+    const after = (ms: number) => ({ retriable: true, n: 0, retryAfterMs: ms })
+    const { calls, attempt } = scripted([E.left(after(1000)), E.right('done')])
+    const { slept, sleep } = recordingSleep()
+    const result = await retrying(policy, { random: () => 0.5, sleep }, (e) => e.retriable, attempt, undefined, (e: Err) => e.retryAfterMs)()
+    expect(result).toEqual(E.right('done'))
+    expect(calls).toEqual([1, 2])
+    expect(slept).toEqual([1050])
+    const tooLong = scripted([E.left(after(MAX_RETRY_AFTER_MS + 1)), E.right('never')])
+    const quiet = recordingSleep()
+    expect(await retrying(policy, { random: () => 0.5, sleep: quiet.sleep }, () => true, tooLong.attempt, undefined, (e: Err) => e.retryAfterMs)()).toMatchObject({ _tag: 'Left' })
+    expect(quiet.slept).toEqual([])
+  })
+})
+
+describe('retryAfterMsOf', () => {
+  it('reads delay-seconds and HTTP-dates; anything else is absent', () => {
+    expect(retryAfterMsOf('2', 0)).toBe(2000)
+    expect(retryAfterMsOf(['1'], 0)).toBe(1000)
+    expect(retryAfterMsOf('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:58 GMT'))).toBe(2000)
+    expect(retryAfterMsOf(undefined, 0)).toBeUndefined()
+    expect(retryAfterMsOf('soon', 0)).toBeUndefined()
   })
 })

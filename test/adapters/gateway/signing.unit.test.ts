@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { compareUtf8, satangCanonicalV1, sortedJson } from '../../../src/domain/gateway/canonical.ts'
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, signedRequestHeaders } from '../../../src/domain/gateway/signing.ts'
+import { makeBackgroundSigner } from '../../../src/adapters/gateway/background-signer.ts'
 import { loadSigningVectors } from '../../support/vectors.ts'
 
 const vectors = loadSigningVectors()
@@ -99,5 +100,11 @@ describe('compareUtf8', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
       expect(Math.sign(compareUtf8(a, b))).toBe(byBytes(a, b))
     }), { numRuns: 2000 })
+  })
+})
+
+describe('signing on the thread pool', () => {
+  it('gives the vector signatures, the same as signing on the event loop', async () => {
+    for (const c of vectors.cases) expect(await makeBackgroundSigner(satangCanonicalV1, privateKey(c.signer)).sign(c.fields)).toBe(c.signature)
   })
 })

@@ -27,10 +27,10 @@ describe('API tokens', () => {
     expect('problems' in r && r.problems).toEqual([
       'token 1 (a): the token must be at least 16 characters',
       'token 2: name a is used twice',
-      'token 2 (a): needs at least one scope of payments:write, read, audit',
+      'token 2 (a): needs at least one scope of payments:write, read, audit, reconcile:write',
       'token 3: name must be 1 to 64 letters, digits, dot, dash or underline',
       'token 3 (b c): the same token is given twice',
-      'token 3 (b c): unknown scope (scopes are payments:write, read, audit)',
+      'token 3 (b c): unknown scope (scopes are payments:write, read, audit, reconcile:write)',
     ])
     expect(JSON.stringify(r)).not.toContain('secret')
   })

@@ -31,6 +31,12 @@ const README_ROUTES = [
   ['get', '/v1/ledger/balances', 'read'],
   ['get', '/v1/ledger/entries', 'read'],
   ['get', '/v1/audit/{kind}/{id}', 'audit'],
+  ['get', '/v1/reconciliation/runs', 'read'],
+  ['get', '/v1/reconciliation/runs/{id}', 'read'],
+  ['get', '/v1/reconciliation/breaks', 'read'],
+  ['get', '/v1/reconciliation/breaks/{id}', 'read'],
+  ['get', '/v1/reconciliation/days', 'read'],
+  ['post', '/v1/reconciliation/breaks/{id}/acknowledge', 'reconcile:write'],
 ] as const
 
 let api: TestApi

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { makeTokenMatcher, type ApiToken } from '../../../src/adapters/http/api-tokens.ts'
 import { registerCallbackRoutes } from '../../../src/adapters/http/callback-routes.ts'
 import { makeHttpServer, makeMetricsRegistry } from '../../../src/adapters/http/server.ts'
+import { registerReconciliationRoutes } from '../../../src/adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../../../src/adapters/http/v1-routes.ts'
 import type { RecordingDeps } from '../../../src/application/deps.ts'
 import { makeRecording, type Recording } from '../../../src/application/index.ts'
@@ -17,9 +18,10 @@ export const TOKENS: ReadonlyArray<ApiToken> = [
   { name: 'reader', token: 'reader-token-0123456789', scopes: ['read'] },
   { name: 'auditor', token: 'auditor-token-012345678', scopes: ['audit'] },
   { name: 'all', token: 'all-scopes-token-0123456', scopes: ['payments:write', 'read', 'audit'] },
+  { name: 'finance', token: 'finance-token-012345678', scopes: ['read', 'reconcile:write'] },
 ]
 
-export const bearer = (name: 'writer' | 'reader' | 'auditor' | 'all'): Record<string, string> => ({ authorization: `Bearer ${TOKENS.find((t) => t.name === name)?.token ?? ''}` })
+export const bearer = (name: 'writer' | 'reader' | 'auditor' | 'all' | 'finance'): Record<string, string> => ({ authorization: `Bearer ${TOKENS.find((t) => t.name === name)?.token ?? ''}` })
 
 export type TestApi = { readonly app: FastifyInstance; readonly store: MemoryEventStore; readonly gateway: FakeGateway; readonly recording: Recording }
 
@@ -41,6 +43,12 @@ export const makeTestApi = (over: Partial<RecordingDeps> = {}, log: Logger = sil
       registerV1Routes({ recording, tokens: makeTokenMatcher(TOKENS) }),
       // No database here: the ledger routes are mounted for the API's shape (OpenAPI, auth) and answer 503.
       registerLedgerRoutes({ readModels: { pool: new Pool({ host: '127.0.0.1', port: 9, connectionTimeoutMillis: 200 }), schema: 'satang' }, tokens: makeTokenMatcher(TOKENS) }),
+      registerReconciliationRoutes({
+        readModels: { pool: new Pool({ host: '127.0.0.1', port: 9, connectionTimeoutMillis: 200 }), schema: 'satang' },
+        merchantId: deps.merchantId,
+        tokens: makeTokenMatcher(TOKENS),
+        acknowledge: async (breakId, actor, reason) => ({ _tag: 'Ok', status: 'ok', body: { break_id: breakId, acknowledged_by: actor, reason } }),
+      }),
       registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now }),
     ],
   })

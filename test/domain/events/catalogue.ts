@@ -1,5 +1,7 @@
-
+import type { DomainEvent } from '../../../src/domain/events/registry.ts'
 import type { OrderEvent } from '../../../src/domain/order/index.ts'
+import { decideAcknowledge, initialBreakState } from '../../../src/domain/reconciliation/index.ts'
+import { runEventsOf } from '../reconciliation/run-events.ts'
 import type { RefundEvent } from '../../../src/domain/refund/index.ts'
 import type { SubscriptionEvent } from '../../../src/domain/subscription/index.ts'
 import * as order from '../order/builders.ts'
@@ -20,6 +22,7 @@ export const orderEvents = (): ReadonlyArray<OrderEvent> => {
     ...order.given(...accepted).when(order.notified(order.aPaymentNotification())).events(),
     ...order.given(...accepted).when(order.notified(order.aPaymentNotification(), { verified: false })).events(),
     ...order.given(...accepted).when(order.queried(order.aQueryAnswer({ order_status: 'ZZ' }))).events(),
+    ...order.given(...accepted).when({ type: 'ObservePaymentNotFound', code: 404001, message: 'not found', traceId: 't-nf', observedAt: at(7) }).events(),
   ]
 }
 
@@ -27,6 +30,7 @@ export const refundEvents = (): ReadonlyArray<RefundEvent> => [
   refund.aRefundTracked(),
   ...refund.given(refund.aRefundTracked()).when(refund.refundNotified(refund.aRefundNotification())).events(),
   ...refund.given(refund.aRefundTracked()).when(refund.refundQueried(refund.aRefundRecord({ refund_amount: '999.00' }))).events(),
+  ...refund.given(refund.aRefundTracked()).when({ type: 'ObserveRefundNotFound', code: 404001, message: 'not found', traceId: 't-nf', observedAt: at(8) }).events(),
 ]
 
 export const subscriptionEvents = (): ReadonlyArray<SubscriptionEvent> => {
@@ -60,5 +64,48 @@ export const subscriptionEvents = (): ReadonlyArray<SubscriptionEvent> => {
   ]
 }
 
-export const allEvents = (): ReadonlyArray<OrderEvent | RefundEvent | SubscriptionEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents()]
+/** A run that finds a break, heals an item and resolves an older break; another run superseded; an acknowledgement. */
+export const reconciliationEvents = (): ReadonlyArray<DomainEvent> => {
+  const item = { kind: 'payment', id: 'ORD-9', merchantOrderId: 'ORD-9', merchantRefundId: null, merchantSubscribeId: null, stream: `order-${MERCHANT_ID}-ORD-9` } as const
+  const started = {
+    merchantId: MERCHANT_ID,
+    scope: { kind: 'days', from: '2026-01-01', to: '2026-01-01' },
+    parameters: { concurrency: 16, asOf: at(0), notFoundGraceMs: 3_600_000, stalePendingMs: 86_400_000, chargeGraceMs: 86_400_000 },
+    startedBy: { trigger: 'cli', actor: 'ops' },
+    itemsInScope: 2,
+    startedAt: at(0),
+  } as const
+  const evidence = { traceId: 't-q', observationKey: 'query:ORD-9' }
+  const run = runEventsOf([
+    { type: 'StartRun', started: { ...started, runId: 'run-1' } },
+    {
+      type: 'RecordItems',
+      at: at(1),
+      items: [
+        {
+          checked: { kind: 'payment', id: 'ORD-9', day: '2026-01-01', outcome: 'break', breakClass: 'amount_mismatch', breakId: 'b-1', amount: 10000n, atStake: 2000n },
+          detect: { runId: 'run-1', breakId: 'b-1', class: 'amount_mismatch', status: 'new', item, day: '2026-01-01', satangView: { amount_satang: '10000' }, gatewayView: { amount_satang: '12000' }, amountAtStake: 2000n, detail: 'x', firstSeenAt: at(1), firstSeenRunId: 'run-1', detectedAt: at(1), evidence },
+          resolve: [{ runId: 'run-1', breakId: 'b-0', class: 'stale_pending', item, resolution: 'reclassified', resolvedAt: at(1), evidence }],
+          healed: null,
+        },
+        {
+          checked: { kind: 'payment', id: 'ORD-8', day: '2026-01-01', outcome: 'healed', breakClass: null, breakId: null, amount: 5000n, atStake: 0n },
+          detect: null,
+          resolve: [],
+          healed: { runId: 'run-1', item: { ...item, id: 'ORD-8', merchantOrderId: 'ORD-8' }, day: '2026-01-01', from: 'PI', to: 'PS', amount: 5000n, healedAt: at(1), evidence },
+        },
+      ],
+    },
+    { type: 'CompleteRun', days: ['2026-01-01'], at: at(2) },
+  ])
+  const superseded = runEventsOf([
+    { type: 'StartRun', started: { ...started, runId: 'run-0' } },
+    { type: 'SupersedeRun', by: 'run-1', reason: 'a run of another scope', at: at(0) },
+  ])
+  const ack = decideAcknowledge({ type: 'AcknowledgeBreak', breakId: 'b-1', current: { class: 'amount_mismatch', status: 'new' }, actor: 'ops', reason: 'bank fee', at: at(3) }, initialBreakState)
+  if (ack._tag === 'Left') throw new Error('ack refused')
+  return [...run, ...superseded, ...ack.right]
+}
+
+export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents()]
 

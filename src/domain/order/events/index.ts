@@ -1,6 +1,7 @@
 import type { CallbackRejected } from '../../events/common/callback-rejected.ts'
 import type { DiscrepancyObserved } from '../../events/common/discrepancy-observed.ts'
 import type { NotificationReceived } from '../../events/common/notification-received.ts'
+import type { QueryNotFound } from '../../events/common/query-not-found.ts'
 import type { RedirectReceived } from '../../events/common/redirect-received.ts'
 import type { OrderCreated } from './order-created.ts'
 import type { PaymentOutcomeUnknown } from './payment-outcome-unknown.ts'
@@ -28,6 +29,7 @@ export type OrderEvent =
   | NotificationReceived
   | DiscrepancyObserved
   | CallbackRejected
+  | QueryNotFound
 
 export const ORDER_EVENT_TYPES: ReadonlyArray<OrderEvent['type']> = [
   'OrderCreated',
@@ -40,6 +42,7 @@ export const ORDER_EVENT_TYPES: ReadonlyArray<OrderEvent['type']> = [
   'NotificationReceived',
   'DiscrepancyObserved',
   'CallbackRejected',
+  'QueryNotFound',
 ]
 
 const orderTypes: ReadonlySet<string> = new Set(ORDER_EVENT_TYPES)

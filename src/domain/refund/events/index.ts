@@ -1,6 +1,7 @@
 import type { CallbackRejected } from '../../events/common/callback-rejected.ts'
 import type { DiscrepancyObserved } from '../../events/common/discrepancy-observed.ts'
 import type { NotificationReceived } from '../../events/common/notification-received.ts'
+import type { QueryNotFound } from '../../events/common/query-not-found.ts'
 import type { RefundRecorded } from './refund-recorded.ts'
 import type { RefundStatusObserved } from './refund-status-observed.ts'
 import type { RefundTracked } from './refund-tracked.ts'
@@ -10,7 +11,7 @@ export * from './refund-status-observed.ts'
 export * from './refund-tracked.ts'
 
 /** Every event of a refund stream (`refund-<merchant_id>-<merchant_refund_id>`). */
-export type RefundEvent = RefundTracked | RefundStatusObserved | RefundRecorded | NotificationReceived | DiscrepancyObserved | CallbackRejected
+export type RefundEvent = RefundTracked | RefundStatusObserved | RefundRecorded | NotificationReceived | DiscrepancyObserved | CallbackRejected | QueryNotFound
 
 export const REFUND_EVENT_TYPES: ReadonlyArray<RefundEvent['type']> = [
   'RefundTracked',
@@ -19,6 +20,7 @@ export const REFUND_EVENT_TYPES: ReadonlyArray<RefundEvent['type']> = [
   'NotificationReceived',
   'DiscrepancyObserved',
   'CallbackRejected',
+  'QueryNotFound',
 ]
 
 const refundTypes: ReadonlySet<string> = new Set(REFUND_EVENT_TYPES)

@@ -1,0 +1,228 @@
+// The reconciliation benchmark: 100,000 paid orders (SATANG_BENCH_RECONCILE_ORDERS) reconciled against
+// `satang sandbox` over loopback (rate limit off), by `satang reconcile` as a process of its own, and the
+// bare baseline measured in the same run: the same number of signed payment queries sent straight to
+// the sandbox with the same concurrency, recording nothing (bench/support/query-load.ts, its own
+// process). Seeding does not count: the orders are put in the sandbox in bulk (control API) and their
+// events written into the log with one statement per 2,000 orders, then the read models catch up.
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import * as E from 'fp-ts/lib/Either.js'
+import { Client } from 'pg'
+import { makePostgresEventStore } from '../src/adapters/eventstore/postgres.ts'
+import { migrateEventStore } from '../src/adapters/postgres/migrations/eventstore.ts'
+import { eventIdOf } from '../src/application/event-id.ts'
+import { bangkokDateOf, formatCalendarDate } from '../src/domain/bangkok-time.ts'
+import { naturalKeyOf, eventSourceOf, toEventToAppend, type DomainEvent } from '../src/domain/events/registry.ts'
+import { redactPayerData } from '../src/domain/events/redaction.ts'
+import { classifyPaymentStatus, DEFAULT_PAYMENT_STATUS_TABLE } from '../src/domain/gateway/statuses.ts'
+import { satang } from '../src/domain/money.ts'
+import { orderCreated, orderStreamName, paymentObservationKey, paymentRequestAccepted, paymentRequested, statusObserved } from '../src/domain/order/index.ts'
+import { PROJECTIONS } from '../src/projections/index.ts'
+import { migrateReadModels } from '../src/projections/migrations.ts'
+import { startProjector } from '../src/projections/projector.ts'
+import { makeKnex, makePostgresPool } from '../src/platform/postgres/pool.ts'
+import { loadSigningVectors } from '../test/support/vectors.ts'
+import { SATANG_BIN, startSandboxProcess } from './support/sandbox-process.ts'
+import type { BenchContext, BenchResult } from './types.ts'
+
+const MERCHANT_ID = '140000000000000001'
+const ORDERS = Number(process.env['SATANG_BENCH_RECONCILE_ORDERS'] ?? '100000')
+const CONCURRENCY = 16
+const SEED_CHUNK = 2_000
+const LOAD = fileURLToPath(new URL('./support/query-load.ts', import.meta.url))
+
+const round = (n: number, digits = 0): number => Number(n.toFixed(digits))
+
+const orderId = (n: number): string => `BR-${String(n)}`
+
+/** The events of one paid order as satang records it: created, requested, accepted (PI), paid by notification (PS). */
+const orderEvents = (n: number, gatewayOrderId: string, at: Date): ReadonlyArray<DomainEvent> => {
+  const id = orderId(n)
+  const amount = satang(10_000n + BigInt(n % 90_000))
+  if (E.isLeft(amount)) throw new Error('bench amount')
+  const fields = { merchant_id: MERCHANT_ID, merchant_order_id: id, order_id: gatewayOrderId, order_status: 'PS' }
+  return [
+    orderCreated.make({ merchantId: MERCHANT_ID, storeId: null, merchantOrderId: id, operation: 'checkout', service: 'svc.checkout.apply', paymentMethod: null, productCode: null, amount: amount.right, currency: 'THB', orderDesc: 'bench', merchantUrls: { notifyUrl: null, redirectUrl: null, cancelUrl: null }, createdAt: at }),
+    paymentRequested.make({ operation: 'checkout', service: 'svc.checkout.apply', request: redactPayerData({ merchant_order_id: id }), requestedAt: at }),
+    paymentRequestAccepted.make({ gatewayOrderId, statusCode: 'PI', classification: classifyPaymentStatus(DEFAULT_PAYMENT_STATUS_TABLE, 'PI'), amount: amount.right, currency: 'THB', createTime: at, linkUrl: null, traceId: 'seed', response: redactPayerData({ order_id: gatewayOrderId }), receivedAt: at }),
+    statusObserved.make({ merchantId: MERCHANT_ID, merchantOrderId: id, gatewayOrderId, statusCode: 'PS', classification: classifyPaymentStatus(DEFAULT_PAYMENT_STATUS_TABLE, 'PS'), amount: amount.right, currency: 'THB', observationKey: paymentObservationKey('notification', fields), traceId: null, completeTime: at, source: 'notification', observedAt: at }),
+  ]
+}
+
+const amountText = (n: number): string => {
+  const s = 10_000 + (n % 90_000)
+  return `${String(Math.floor(s / 100))}.${String(s % 100).padStart(2, '0')}`
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux), null elsewhere; with
+ * `children`, those of its children that ended too (PostgreSQL's backends are the postmaster's).
+ */
+const cpuSecondsOf = async (pid: number | undefined, children = false): Promise<number | null> => {
+  if (pid === undefined) return null
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => null)
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')
+  if (fields === undefined) return null
+  const own = Number(fields[11]) + Number(fields[12])
+  return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100
+}
+
+/** CPU seconds of every PostgreSQL process of this machine (the server is shared: an upper bound of the run's share). */
+const postgresCpuSeconds = async (): Promise<number | null> => {
+  const pids = await readdir('/proc').catch(() => [])
+  let total = 0
+  let found = false
+  for (const pid of pids.filter((p) => /^\d+$/.test(p))) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
+    if (stat === null || !stat.includes('(postgres)')) continue
+    found = true
+    total += (await cpuSecondsOf(Number(pid), true)) ?? 0
+  }
+  return found ? total : null
+}
+
+/** Runs a process to its end; its stdout, stderr and wall time. */
+const runProcess = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, wrapper: ReadonlyArray<string> = []): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly seconds: number }> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const [command, ...rest] = [...wrapper, process.execPath, ...args]
+    const child = spawn(command ?? process.execPath, rest, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - started) / 1000 }))
+  })
+
+export async function run(ctx: BenchContext): Promise<BenchResult[]> {
+  const vectors = loadSigningVectors()
+  const dir = await mkdtemp(join(tmpdir(), 'satang-bench-reconcile-'))
+  const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
+  await writeFile(files.merchantPublic, vectors.keys.merchant.public_key_pem)
+  await writeFile(files.merchantPrivate, vectors.keys.merchant.private_key_pem)
+  await writeFile(files.gatewayPrivate, vectors.keys.gateway.private_key_pem)
+  await writeFile(files.gatewayPublic, vectors.keys.gateway.public_key_pem)
+  const dbName = `satang_bench_rec_${randomUUID().replaceAll('-', '').slice(0, 10)}`
+  const admin = new Client({ connectionString: ctx.databaseUrl })
+  await admin.connect()
+  await admin.query(`create database "${dbName}"`)
+  const url = new URL(ctx.databaseUrl)
+  url.pathname = `/${dbName}`
+  const pool = makePostgresPool({ url: url.toString(), poolMax: 8, applicationName: 'satang-bench' }, ctx.log)
+  const store = makePostgresEventStore({ pool, log: ctx.log }, { schema: 'eventstore' })
+  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--rate-limit', '0', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
+  try {
+    const knex = makeKnex(pool)
+    const migrated = await migrateEventStore({ db: knex, log: ctx.log }, { schema: 'eventstore' })()
+    await knex.destroy()
+    if (E.isLeft(migrated)) throw new Error('event store migration failed')
+    await migrateReadModels({ pool, log: ctx.log }, { schema: 'satang', projections: PROJECTIONS })
+
+    // Seed: the gateway's side in bulk through the control API, satang's side straight into the log.
+    process.stderr.write(`  reconcile: seeding ${ORDERS.toLocaleString('en-US')} paid orders at the sandbox and in the log…\n`)
+    const seedStarted = performance.now()
+    const at = new Date()
+    for (let from = 0; from < ORDERS; from += SEED_CHUNK) {
+      const ns = Array.from({ length: Math.min(SEED_CHUNK, ORDERS - from) }, (_, k) => from + k)
+      const res = await fetch(`${sandbox.url}/_sandbox/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ orders: ns.map((n) => ({ merchant_id: MERCHANT_ID, merchant_order_id: orderId(n), order_amount: amountText(n), order_status: 'PS' })) }),
+      })
+      const body = (await res.json()) as { order_ids?: ReadonlyArray<string> }
+      if (res.status !== 201 || body.order_ids === undefined) throw new Error(`seeding the sandbox failed: HTTP ${String(res.status)}`)
+      const ids = body.order_ids
+      const rows = ns.flatMap((n, k) => {
+        const stream = orderStreamName(MERCHANT_ID, orderId(n))
+        return orderEvents(n, ids[k] ?? '', at).map((e, revision) => {
+          const x = toEventToAppend(e, eventIdOf(naturalKeyOf(stream, e)), { correlationId: 'bench-seed', causationId: 'bench-seed', recordedAt: at.toISOString(), source: eventSourceOf(e) })
+          return { stream_name: stream, stream_revision: revision, event_id: x.eventId, type: x.type, schema_version: x.schemaVersion, data: x.data, metadata: x.metadata }
+        })
+      })
+      await pool.query(
+        `insert into eventstore.events (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
+         select stream_name, stream_revision, event_id, type, schema_version, data, metadata
+           from jsonb_to_recordset($1::jsonb) as r(stream_name text, stream_revision bigint, event_id uuid, type text, schema_version integer, data jsonb, metadata jsonb)
+          order by stream_name, stream_revision`,
+        [JSON.stringify(rows)],
+      )
+    }
+    // The read models a run reads; the ledger and the audit log are not needed for it.
+    const needed = PROJECTIONS.filter((p) => ['orders', 'refunds', 'subscriptions', 'reconciliation'].includes(p.name))
+    const projector = startProjector({ store, pool, log: ctx.log }, { schema: 'satang', projections: needed, eventTable: '"eventstore".events' })
+    try {
+      await projector.caughtUp(900_000)
+    } finally {
+      await projector.stop()
+    }
+    process.stderr.write(`  reconcile: seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`)
+
+    process.stderr.write(`  reconcile: baseline, ${ORDERS.toLocaleString('en-US')} signed payment queries straight to the sandbox…\n`)
+    const baseline = await runProcess([LOAD, sandbox.url, MERCHANT_ID, files.merchantPrivate, 'BR-', String(ORDERS), String(CONCURRENCY)], process.env)
+    if (baseline.code !== 0) throw new Error(`baseline failed: ${baseline.stderr}`)
+    const base = JSON.parse(baseline.stdout) as { queries: number; failures: number; seconds: number }
+
+    process.stderr.write(`  reconcile: satang reconcile of ${ORDERS.toLocaleString('en-US')} orders…\n`)
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'],
+      HOME: process.env['HOME'],
+      SATANG_LOG_LEVEL: 'warn',
+      SATANG_DATABASE_URL: url.toString(),
+      SATANG_GATEWAY_BASE_URL: sandbox.url,
+      SATANG_MERCHANT_ID: MERCHANT_ID,
+      SATANG_MERCHANT_PRIVATE_KEY_FILE: files.merchantPrivate,
+      SATANG_GATEWAY_PUBLIC_KEY_FILE: files.gatewayPublic,
+      SATANG_DATA_DIR: dir,
+      // The read models caught up above; no projector competes with the run for the two cores.
+      SATANG_PROJECTOR: 'off',
+    }
+    const day = formatCalendarDate(bangkokDateOf(at))
+    // SATANG_BENCH_PROFILE_DIR: a CPU profile of the reconcile process, to see where its time goes.
+    const profile = process.env['SATANG_BENCH_PROFILE_DIR']
+    const sandboxCpuBefore = await cpuSecondsOf(sandbox.pid)
+    const postgresCpuBefore = await postgresCpuSeconds()
+    const timed = existsSync('/usr/bin/time')
+    const reconciled = await runProcess(
+      [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), SATANG_BIN, 'reconcile', '--date', day, '--json', '--no-progress', '--concurrency', String(CONCURRENCY)],
+      env,
+      // GNU time prints the child's CPU seconds (user system) as the last line of stderr.
+      timed ? ['/usr/bin/time', '-f', 'cpu %U %S'] : [],
+    )
+    const sandboxCpu = (await cpuSecondsOf(sandbox.pid)) ?? Number.NaN
+    const postgresCpu = (await postgresCpuSeconds()) ?? Number.NaN
+    const cpuLine = /cpu (\d+\.\d+) (\d+\.\d+)\s*$/.exec(reconciled.stderr)
+    const reconcileCpu = cpuLine === null ? Number.NaN : Number(cpuLine[1]) + Number(cpuLine[2])
+    if (reconciled.stdout.trim() === '') throw new Error(`satang reconcile printed nothing (exit ${String(reconciled.code)}): ${reconciled.stderr}`)
+    const report = JSON.parse(reconciled.stdout) as { verdict: string; duration_ms: number; counts: { checked: number; matched: number } }
+    if (report.counts.checked !== ORDERS || report.counts.matched !== ORDERS) throw new Error(`the run checked ${String(report.counts.checked)} and matched ${String(report.counts.matched)} of ${String(ORDERS)} orders (verdict ${report.verdict})`)
+    const runSeconds = report.duration_ms / 1000
+    const rate = ORDERS / runSeconds
+    const baseRate = base.queries / base.seconds
+    return [
+      { name: `reconcile: orders reconciled/s (${ORDERS.toLocaleString('en-US')} paid orders, sandbox over loopback, rate limit off, concurrency ${String(CONCURRENCY)}; query, fold, evidence append)`, value: round(rate), unit: 'orders/s', target: { op: '>=', value: 1_700 } },
+      { name: `reconcile: run time for ${ORDERS.toLocaleString('en-US')} orders (run stream started → completed)`, value: round(runSeconds, 1), unit: 's', target: { op: '<=', value: 60 } },
+      { name: 'reconcile: process wall time (start-up, read-model checks, run, exit)', value: round(reconciled.seconds, 1), unit: 's' },
+      { name: `baseline: signed payment queries/s straight to the sandbox, nothing recorded (same client, concurrency ${String(CONCURRENCY)}, own process)`, value: round(baseRate), unit: 'queries/s' },
+      { name: 'reconcile rate / baseline rate', value: round(rate / baseRate, 2), unit: 'ratio' },
+      // Where the time goes: CPU seconds spent during the reconcile process's life, on a machine of os.cpus() cores.
+      { name: `where the time goes: CPU of the reconcile process (signing on its thread pool, HTTP, log reads and appends) per 1,000 orders`, value: round((reconcileCpu / ORDERS) * 1000, 2), unit: 'CPU s' },
+      { name: 'where the time goes: CPU of the sandbox process (verifying each request, signing each answer) per 1,000 orders', value: round(((sandboxCpu - (sandboxCpuBefore ?? 0)) / ORDERS) * 1000, 2), unit: 'CPU s' },
+      { name: 'where the time goes: CPU of PostgreSQL (every process of the shared server) per 1,000 orders', value: round(((postgresCpu - (postgresCpuBefore ?? 0)) / ORDERS) * 1000, 2), unit: 'CPU s' },
+      { name: `where the time goes: CPU available per 1,000 orders at the measured rate (${String(cpus().length)} cores)`, value: round((cpus().length / rate) * 1000, 2), unit: 'CPU s' },
+    ]
+  } finally {
+    await sandbox.stop()
+    await store.close()
+    await pool.end()
+    await new Promise((r) => setTimeout(r, 300))
+    await admin.query(`drop database if exists "${dbName}" with (force)`)
+    await admin.end()
+    await rm(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,129 @@
+import * as E from 'fp-ts/lib/Either.js'
+import type { JobLock, Lease } from '../application/ports/job-lock.ts'
+import { BANGKOK_OFFSET_MS, bangkokDateOf, formatCalendarDate } from '../domain/bangkok-time.ts'
+import type { Logger } from '../logger.ts'
+import type { ReconcileFailure, ReconcileResult } from './reconcile/reconcile.ts'
+
+/**
+ * The reconciliation scheduler inside `satang up`: after `dailyAt` (Bangkok time) it reconciles the
+ * day before, once (a day the read models show reconciled is not run again; a run that died half-way
+ * is resumed); every `sweepEveryMs` it sweeps the items still pending, so a missed notification heals
+ * within minutes. Only the process holding the scheduler lock acts, whatever the number of satang
+ * processes sharing the database; the others keep trying to take it over. Stopping interrupts a run
+ * between items: what it checked is recorded and the next start resumes it.
+ */
+export type SchedulerDeps = {
+  readonly lock: JobLock
+  readonly merchantId: string
+  readonly now: () => Date
+  readonly log: Logger
+  readonly runDaily: (day: string, signal: AbortSignal) => Promise<E.Either<ReconcileFailure, ReconcileResult>>
+  readonly runSweep: (signal: AbortSignal) => Promise<E.Either<ReconcileFailure, ReconcileResult>>
+  /** Whether a completed run has reconciled the day (a Bangkok date). */
+  readonly dayReconciled: (day: string) => Promise<boolean>
+}
+
+export type SchedulerConfig = {
+  /** Minutes after Bangkok midnight from which the day before is reconciled (default 30: 00:30). */
+  readonly dailyAtMinutes: number
+  /** Between sweeps; 0: no sweeps. */
+  readonly sweepEveryMs: number
+  /** How often the scheduler looks at the clock (and tries for the lock when another process holds it). */
+  readonly tickMs: number
+}
+
+export type Scheduler = { readonly stop: () => Promise<void> }
+
+const DAY_MS = 86_400_000
+
+/** Minutes after Bangkok midnight of an instant. */
+export const bangkokMinutesOf = (at: Date): number => Math.floor((((at.getTime() + BANGKOK_OFFSET_MS) % DAY_MS) + DAY_MS) % DAY_MS / 60_000)
+
+/** The Bangkok date before the one `at` falls on. */
+export const bangkokYesterdayOf = (at: Date): string => formatCalendarDate(bangkokDateOf(new Date(at.getTime() - DAY_MS)))
+
+/** Which work is due at `at`, given when the last sweep ran and whether yesterday is reconciled. Pure. */
+export const dueWork = (at: Date, config: SchedulerConfig, last: { readonly sweepAt: number | null; readonly dailyDone: boolean }): { readonly daily: string | null; readonly sweep: boolean } => ({
+  daily: !last.dailyDone && bangkokMinutesOf(at) >= config.dailyAtMinutes ? bangkokYesterdayOf(at) : null,
+  sweep: config.sweepEveryMs > 0 && (last.sweepAt === null || at.getTime() - last.sweepAt >= config.sweepEveryMs),
+})
+
+const describe = (e: ReconcileFailure): string => (e._tag === 'Interrupted' ? `interrupted after ${String(e.checked)} items` : e.message)
+
+/** Starts the scheduler; `stop` interrupts a run in progress (resumed at the next start) and releases the lock. */
+export const startScheduler = (deps: SchedulerDeps, config: SchedulerConfig): Scheduler => {
+  const log = deps.log.child({ component: 'reconcile-scheduler' })
+  const stopping = new AbortController()
+  let lease: Lease | null = null
+  let lastSweepAt: number | null = null
+  let dailyDoneFor: string | null = null
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (stopping.signal.aborted) return resolve()
+      const timer = setTimeout(resolve, ms)
+      stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    })
+
+  const lead = async (): Promise<boolean> => {
+    if (lease !== null) return true
+    const taken = await deps.lock.tryAcquire({ job: 'scheduler', merchantId: deps.merchantId })()
+    if (E.isLeft(taken)) {
+      log.warn({ err: taken.left.cause }, 'the scheduler lock could not be taken; trying again')
+      return false
+    }
+    if (taken.right === null) return false
+    const held = taken.right
+    lease = held
+    void held.lost.then(() => {
+      if (lease === held) lease = null
+    })
+    log.info('this process runs the reconciliation schedule')
+    return true
+  }
+
+  const tick = async (): Promise<void> => {
+    if (!(await lead())) return
+    const at = deps.now()
+    const yesterday = bangkokYesterdayOf(at)
+    const dailyDone = dailyDoneFor === yesterday || (await deps.dayReconciled(yesterday))
+    if (dailyDone) dailyDoneFor = yesterday
+    const due = dueWork(at, config, { sweepAt: lastSweepAt, dailyDone })
+    if (due.daily !== null && !stopping.signal.aborted) {
+      log.info({ day: due.daily }, 'reconciling the day before')
+      const r = await deps.runDaily(due.daily, stopping.signal)
+      if (E.isRight(r)) {
+        dailyDoneFor = due.daily
+        log.info({ day: due.daily, runId: r.right.runId, verdict: r.right.verdict }, 'daily reconciliation done')
+      } else if (r.left._tag !== 'Interrupted') log.warn({ day: due.daily, why: describe(r.left) }, 'daily reconciliation did not complete; tried again at the next tick')
+    }
+    if (due.sweep && !stopping.signal.aborted) {
+      lastSweepAt = at.getTime()
+      const r = await deps.runSweep(stopping.signal)
+      if (E.isLeft(r) && r.left._tag !== 'Interrupted' && r.left._tag !== 'Busy') log.warn({ why: describe(r.left) }, 'sweep of pending items did not complete')
+      else if (E.isRight(r) && r.right.recorded) log.info({ runId: r.right.runId, verdict: r.right.verdict }, 'sweep of pending items done')
+    }
+  }
+
+  const loop = async (): Promise<void> => {
+    while (!stopping.signal.aborted) {
+      try {
+        await tick()
+      } catch (e) {
+        // A defect of one tick (or the database gone): logged, and the schedule goes on.
+        log.error({ err: e }, 'reconciliation scheduler tick failed')
+      }
+      await sleep(config.tickMs)
+    }
+  }
+  const running = loop()
+
+  return {
+    stop: async () => {
+      stopping.abort()
+      await running
+      await lease?.release()
+      lease = null
+    },
+  }
+}
