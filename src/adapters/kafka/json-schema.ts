@@ -3,7 +3,7 @@ import { OneOfType } from '../../domain/gateway/text-codecs.ts'
 
 /**
  * JSON Schema (draft-07) from io-ts codecs, by walking the codec's structure: objects (`t.type`,
- * `t.partial`, `t.strict`/`t.exact`, intersections), unions, arrays, literals, key enumerations,
+ * `t.partial`, `t.strict`/`t.exact`, intersections), dictionaries, unions, arrays, literals, key enumerations,
  * refinements and brands, and the basic types. A custom codec (`new t.Type(…)`) has no structure to
  * walk: it must be listed in `leaves` with its schema, or be a `OneOfType` (an enumeration). Anything
  * else fails with the codec's name and path, so a new kind of field cannot silently go undocumented.
@@ -22,6 +22,9 @@ type Node = {
   readonly types?: ReadonlyArray<unknown>
   readonly value?: unknown
   readonly keys?: Readonly<Record<string, unknown>>
+  /** A dictionary's key and value codecs. */
+  readonly domain?: unknown
+  readonly codomain?: unknown
 }
 
 const isNode = (u: unknown): u is Node => typeof u === 'object' && u !== null && 'name' in u && typeof u.name === 'string'
@@ -80,6 +83,14 @@ export const jsonSchemaOf = (codec: t.Mixed, leaves: LeafSchemas, rootPath = '$'
       case 'ExactType': {
         const inner = walk(c.type, path)
         return isObjectSchema(inner) ? { ...inner, additionalProperties: false } : inner
+      }
+      case 'DictionaryType': {
+        // Keys are strings in JSON; an enumeration of keys becomes their names.
+        const keys = walk(c.domain, `${path}{key}`)
+        const values = walk(c.codomain, `${path}{}`)
+        return Array.isArray(keys['enum'])
+          ? { type: 'object', properties: Object.fromEntries(keys['enum'].map((k) => [String(k), values])), additionalProperties: false }
+          : { type: 'object', additionalProperties: values }
       }
       case 'ArrayType':
       case 'ReadonlyArrayType':

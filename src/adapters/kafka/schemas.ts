@@ -2,6 +2,7 @@ import type * as t from 'io-ts'
 import { CalendarDateText } from '../../domain/bangkok-time.ts'
 import { BangkokWallTime, Count, Instant, Integer, PositiveInt, SatangAmount } from '../../domain/events/codecs.ts'
 import { JsonObjectCodec } from '../../domain/events/json.ts'
+import { SatangSum } from '../../domain/reconciliation/events/values.ts'
 import { DOMAIN_EVENT_TYPES, eventDefinitions } from '../../domain/events/registry.ts'
 import { jsonSchemaOf, type JsonSchema, type LeafSchemas } from './json-schema.ts'
 import { CONTENT_TYPE, ceTypeOf, HEADERS } from './message.ts'
@@ -21,6 +22,7 @@ export const LEAF_SCHEMAS: LeafSchemas = new Map<unknown, JsonSchema>([
   [BangkokWallTime, { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', description: 'yyyy-MM-dd HH:mm:ss, wall-clock time in Asia/Bangkok (UTC+7), as the gateway writes times' }],
   [CalendarDateText, { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a calendar date yyyy-MM-dd (Asia/Bangkok)' }],
   [SatangAmount, { type: 'string', pattern: '^(0|[1-9]\\d{0,17})$', description: 'an amount in satang (1/100 baht) as a digit string: "42000" is 420.00 THB' }],
+  [SatangSum, { type: 'string', pattern: '^(0|[1-9]\\d{0,24})$', description: 'a sum of satang (totals, amounts at stake) as a digit string' }],
   [PositiveInt, { type: 'integer', minimum: 1 }],
   [Count, { type: 'integer', minimum: 0 }],
   [Integer, { type: 'integer' }],

@@ -43,7 +43,10 @@ export const makePostgresJobLock = (deps: { readonly pool: Pool; readonly log: L
     const lost = new Promise<void>((resolve) => {
       const gone = (err?: unknown): void => {
         if (released) return
+        released = true
         log.warn({ err, job: r.job }, 'the connection holding a job lock broke: the lock is lost')
+        // Back to the pool as broken (destroyed): a client never returned would keep pool.end() waiting forever.
+        client.release(true)
         resolve()
       }
       client.once('error', gone)
@@ -55,7 +58,11 @@ export const makePostgresJobLock = (deps: { readonly pool: Pool; readonly log: L
         if (released) return
         released = true
         try {
-          await client.query(sql.free, [...sql.params])
+          // A connection to a database that is gone may never answer: give the unlock a second.
+          await Promise.race([
+            client.query(sql.free, [...sql.params]),
+            new Promise((_, reject) => setTimeout(() => reject(new Error('unlock timed out')), 1_000).unref()),
+          ])
           client.release()
         } catch (e) {
           // The session is gone or broken: destroying it frees the lock all the same.
