@@ -12,7 +12,7 @@ import { runTopology, type StoreKind, type TopologyOutcome } from './topology.ts
  * SIGKILLed and started again. Then: every acknowledged request is in the log, the read models equal a
  * rebuild, the topic holds every event in per-stream order, one relay and one scheduler acted at a time.
  *
- * Size: SATANG_TOPOLOGY_ORDERS (default 240) orders, SATANG_TOPOLOGY_CONCURRENCY (default 8) clients.
+ * Size: SATANG_TEST_TOPOLOGY_ORDERS (default 240) orders, SATANG_TEST_TOPOLOGY_CONCURRENCY (default 8) clients.
  * Against EventStoreDB too when EVENTSTOREDB_URL is set (the store's contract suite says how to run one).
  */
 
