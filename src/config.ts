@@ -157,6 +157,7 @@ const settings = {
   SATANG_LOG_LEVEL: { codec: oneOf('LogLevel', LOG_LEVELS), default: 'info', doc: 'pino log level' },
   SATANG_DATA_DIR: { codec: nonEmpty, default: '.satang', doc: 'folder for embedded PostgreSQL data and generated keys' },
   SATANG_DATABASE_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: 'PostgreSQL URL; unset = start embedded PostgreSQL in SATANG_DATA_DIR' },
+  SATANG_DATABASE_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: "file holding the password of SATANG_DATABASE_URL's user (one line; a Docker or Compose secret), used instead of a password in the URL" },
   SATANG_EMBEDDED_PG_PORT: { codec: intInRange('Port', 1, 65535), default: '54329', doc: 'port of the embedded PostgreSQL' },
   SATANG_EVENT_STORE: { codec: oneOf('EventStoreKind', ['postgres', 'eventstoredb'] as const), default: 'postgres', doc: 'which event store adapter' },
   SATANG_EVENTSTOREDB_URL: { codec: url(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']), default: undefined, doc: 'EventStoreDB connection string (when SATANG_EVENT_STORE=eventstoredb)' },
@@ -177,6 +178,7 @@ const settings = {
   SATANG_GATEWAY_NOT_FOUND_CODES: { codec: codeList, default: '404001', doc: 'gateway error codes that mean "no such order" (a create that never arrived)' },
   SATANG_PUBLIC_URL: { codec: url(['http', 'https']), default: undefined, doc: "base URL at which the gateway reaches satang's /callbacks; unset = http://SATANG_HTTP_HOST:SATANG_HTTP_PORT" },
   SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit, reconcile:write; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },
+  SATANG_API_TOKENS_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding SATANG_API_TOKENS, in the same format (a Docker or Compose secret); set this or SATANG_API_TOKENS, not both' },
   SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
   SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
@@ -245,6 +247,12 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
   }
   if (out['SATANG_EVENT_STORE'] === 'eventstoredb' && out['SATANG_EVENTSTOREDB_URL'] === undefined) {
     errors.push({ variable: 'SATANG_EVENTSTOREDB_URL', source: 'environment', rule: 'is required when SATANG_EVENT_STORE=eventstoredb' })
+  }
+  if (out['SATANG_API_TOKENS'] !== undefined && out['SATANG_API_TOKENS_FILE'] !== undefined) {
+    errors.push({ variable: 'SATANG_API_TOKENS_FILE', source: 'environment', rule: 'cannot be set together with SATANG_API_TOKENS: set one of the two' })
+  }
+  if (out['SATANG_DATABASE_PASSWORD_FILE'] !== undefined && out['SATANG_DATABASE_URL'] === undefined) {
+    errors.push({ variable: 'SATANG_DATABASE_PASSWORD_FILE', source: 'environment', rule: 'needs SATANG_DATABASE_URL (the password is for its user)' })
   }
   if (out['SATANG_GATEWAY_BASE_URL'] !== undefined) {
     for (const needed of ['SATANG_MERCHANT_ID', 'SATANG_MERCHANT_PRIVATE_KEY_FILE', 'SATANG_GATEWAY_PUBLIC_KEY_FILE'] as const) {

@@ -1,5 +1,7 @@
 import pkg from '../package.json' with { type: 'json' }
-import { makeHttpServer, makeMetricsRegistry } from './adapters/http/server.ts'
+import * as E from 'fp-ts/lib/Either.js'
+import { makeHttpServer, makeMetricsRegistry, type HealthCheck } from './adapters/http/server.ts'
+import type { EventStore } from './application/ports/event-store.ts'
 import { lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { StartupError } from './composition/startup.ts'
@@ -43,6 +45,16 @@ export type RunningProcess = {
   readonly summary: ReadonlyArray<string>
   readonly stop: () => Promise<void>
 }
+
+/** `/healthz`'s check of an event store outside the database: its head can be read. */
+const eventStoreCheck = (store: EventStore): HealthCheck => ({
+  name: 'event_store',
+  check: async () => {
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('the event store did not answer within 3 s'), 3_000).unref())
+    const answer = store.headPosition()().then((head) => (E.isLeft(head) ? `the event store failed (${head.left.operation}): ${head.left.cause instanceof Error ? head.left.cause.message : 'unreachable'}` : null))
+    return Promise.race([answer, timeout])
+  },
+})
 
 /** Why a role cannot run on its own with this configuration; undefined when it can. */
 const separateRoleProblem = (choice: RoleChoice, config: Config): string | undefined => {
@@ -112,6 +124,9 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
             return null
           },
         },
+        // EventStoreDB is a server of its own: /healthz says when the log is out of reach (with PostgreSQL
+        // the log is in the database checked above).
+        ...(config.SATANG_EVENT_STORE === 'eventstoredb' ? [eventStoreCheck(store)] : []),
         ...started.flatMap((r) => r.checks),
       ],
       routes: started.flatMap((r) => r.routes),

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConfig, formatConfigErrors, type Config } from '../config.ts'
 import { makeLogger, type Logger } from '../logger.ts'
+import { withSecretFiles } from './secret-files.ts'
 
 /** Start-up could not proceed; the message is for the operator and never carries a secret. */
 export class StartupError extends Error {
@@ -15,7 +16,7 @@ export class StartupError extends Error {
  */
 export class DataDirInUse extends StartupError {}
 
-/** Reads `SATANG_CONFIG` (if set) and the environment, and decodes them; stops with every problem named. */
+/** Reads `SATANG_CONFIG` (if set) and the environment, decodes them and reads the secrets of `*_FILE` settings; stops with every problem named. */
 export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<Config> => {
   const path = env['SATANG_CONFIG']
   let file: Record<string, unknown> = {}
@@ -37,7 +38,9 @@ export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<
   }
   const decoded = decodeConfig(env, file)
   if (E.isLeft(decoded)) throw new StartupError(formatConfigErrors(decoded.left))
-  return decoded.right
+  const withSecrets = await withSecretFiles(decoded.right)
+  if (E.isLeft(withSecrets)) throw new StartupError(withSecrets.left)
+  return withSecrets.right
 }
 
 export const rootLogger = (config: Config): Logger => makeLogger({ level: config.SATANG_LOG_LEVEL })

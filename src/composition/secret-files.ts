@@ -1,0 +1,43 @@
+import { readFile } from 'node:fs/promises'
+import * as E from 'fp-ts/lib/Either.js'
+import { ApiTokens } from '../adapters/http/api-tokens.ts'
+import type { Config } from '../config.ts'
+
+/**
+ * Settings whose secret sits in a file (a Docker or Compose secret under /run/secrets) rather than in
+ * the environment, where `docker inspect` and process listings would show it: the API tokens
+ * (`SATANG_API_TOKENS_FILE`) and the database password (`SATANG_DATABASE_PASSWORD_FILE`). Read once at
+ * start. A problem (left) names the variable and the file, never the content.
+ */
+const readSecret = async (variable: string, path: string): Promise<E.Either<string, string>> => {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (e) {
+    return E.left(`${variable}: cannot read ${JSON.stringify(path)} (${e instanceof Error && 'code' in e ? String(e.code) : 'unreadable'})`)
+  }
+  // A secret file usually ends with a newline (echo, most editors); the secret itself never does.
+  const secret = text.replace(/\r?\n$/, '')
+  return secret.trim() === '' ? E.left(`${variable}: ${JSON.stringify(path)} is empty`) : E.right(secret)
+}
+
+/** The configuration with the secrets of the `*_FILE` settings read in, or what is wrong with them. */
+export const withSecretFiles = async (config: Config): Promise<E.Either<string, Config>> => {
+  let out = config
+  if (config.SATANG_API_TOKENS_FILE !== undefined) {
+    const path = config.SATANG_API_TOKENS_FILE
+    const text = await readSecret('SATANG_API_TOKENS_FILE', path)
+    if (E.isLeft(text)) return text
+    const decoded = ApiTokens.decode(text.right)
+    if (E.isLeft(decoded)) return E.left(`SATANG_API_TOKENS_FILE: the tokens in ${JSON.stringify(path)} are invalid: ${[...new Set(decoded.left.map((e) => e.message ?? 'is invalid'))].join('; ')}`)
+    out = { ...out, SATANG_API_TOKENS: decoded.right }
+  }
+  if (config.SATANG_DATABASE_PASSWORD_FILE !== undefined && config.SATANG_DATABASE_URL !== undefined) {
+    const password = await readSecret('SATANG_DATABASE_PASSWORD_FILE', config.SATANG_DATABASE_PASSWORD_FILE)
+    if (E.isLeft(password)) return password
+    const url = new URL(config.SATANG_DATABASE_URL)
+    url.password = encodeURIComponent(password.right)
+    out = { ...out, SATANG_DATABASE_URL: url.toString() }
+  }
+  return E.right(out)
+}
