@@ -7,6 +7,7 @@ import { READ_MODEL_SCHEMA, StartupError, openDatabaseForTool, type Database } f
 import { configOrUsage, quietLogger } from './tool-config.ts'
 import { ledgerExists, readTrialBalance } from '../projections/ledger.ts'
 import { EXIT, UsageError } from './io.ts'
+import { addReconciliationReport, addReportVerify } from './report-reconciliation.ts'
 
 type LedgerReportOptions = { date?: string; currency?: string; channel?: string; json?: boolean; csv?: boolean }
 
@@ -22,8 +23,10 @@ embedded PostgreSQL of satang up. Exit codes: 0 printed and balanced; 1 the ledg
 
 /** `satang report`, with its subcommand `ledger` (other reports add theirs to the command returned). */
 export const registerReportCommand = (program: Command, setExitCode: (code: number) => void): Command => {
-  const report = program.command('report').description('print finance reports from the read models (report ledger: the trial balance)')
+  const report = program.command('report').description('finance reports from the read models: report ledger (the trial balance), report reconciliation, report verify')
   addLedgerReport(report, setExitCode)
+  addReconciliationReport(report, setExitCode)
+  addReportVerify(report, setExitCode)
   return report
 }
 
