@@ -3,10 +3,12 @@ import { setTimeout as sleepMs } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from '../adapters/http/api-tokens.ts'
 import { CALLBACK_PATHS, registerCallbackRoutes } from '../adapters/http/callback-routes.ts'
+import { registerConsoleRoutes } from '../adapters/http/console/routes.ts'
 import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
 import { registerReconciliationRoutes } from '../adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../adapters/http/v1-routes.ts'
-import type { CallbackUrls, CrashPoint, RecordingDeps } from '../application/deps.ts'
+import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../application/deps.ts'
+import type { UseCaseResult } from '../application/results.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
 import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
 import { readModelsOf } from '../composition/database.ts'
@@ -126,6 +128,8 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       if (callbacks.publicUrl === undefined) throw new Error('the public URL is known once the HTTP service listens')
       return callbacks.publicUrl
     }
+    const acknowledge = (id: string, actor: string, reason: string, cause: Cause): Promise<UseCaseResult> =>
+      acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause)
     return {
       role: 'api',
       routes: [
@@ -135,9 +139,18 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
           readModels: readModelsOf(db),
           merchantId: gateway.merchantId,
           tokens: matcher,
-          acknowledge: (id, actor, reason, cause) => acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause),
+          acknowledge,
         }),
         registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics: ctx.metrics }),
+        registerConsoleRoutes({
+          readModels: readModelsOf(db),
+          store,
+          merchantId: gateway.merchantId,
+          tokens: tokens.tokens,
+          acknowledge,
+          now: deps.now,
+          relayTopic: config.SATANG_KAFKA_BROKERS === undefined ? null : config.SATANG_KAFKA_TOPIC,
+        }),
       ],
       checks: [],
       listening: ({ port }) => {

@@ -98,9 +98,14 @@ const seededRun = (runId: string, day: string, startedAt: Date, items: ReadonlyA
   ]
 }
 
-export const startFinanceScenario = async (label: string): Promise<FinanceScenario> => {
-  const t = await startSatangWithSandbox(label)
+export const startFinanceScenario = async (label: string, settings: Readonly<Record<string, string>> = {}): Promise<FinanceScenario> => {
+  const t = await startSatangWithSandbox(label, settings)
   const pool = new Pool({ connectionString: t.databaseUrl, max: 3 })
+  // An idle client is told when the test database is dropped (57P01); any other error fails stop().
+  const poolErrors: unknown[] = []
+  pool.on('error', (e) => {
+    if (!(typeof e === 'object' && 'code' in e && e.code === '57P01')) poolErrors.push(e)
+  })
   const store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: 'eventstore' })
   const today = formatCalendarDate(bangkokDateOf(new Date()))
 
@@ -173,6 +178,7 @@ export const startFinanceScenario = async (label: string): Promise<FinanceScenar
       await store.close()
       await pool.end()
       await t.stop()
+      expect(poolErrors).toEqual([])
     },
   }
 }

@@ -53,7 +53,6 @@ export const CHARTS_JS = `(function () {
       data.push(s.values);
     });
     var opts = {
-      title: spec.title,
       width: width,
       height: 240,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Asia/Bangkok'); },

@@ -31,7 +31,7 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .calendar .dow { font-size: .75rem; color: var(--muted); text-align: center; }
 .calendar .day { min-height: 3.6rem; border: 1px solid var(--line); border-radius: 4px; padding: 2px 3px; font-size: .75rem; overflow: hidden; }
 .calendar .day .n { font-weight: 700; }
-.calendar .day .badge { font-size: .62rem; padding: 0 .2rem; white-space: normal; }
+.calendar .day .badge { font-size: .62rem; padding: 0 .15rem; white-space: normal; overflow-wrap: anywhere; display: block; border-radius: 3px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: .6rem; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .7rem; }
 .card .big { font-size: 1.3rem; font-weight: 700; }
