@@ -11,6 +11,7 @@ import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../applicat
 import type { UseCaseResult } from '../application/results.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
 import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
+import { asOfReads } from '../composition/as-of.ts'
 import { readModelsOf } from '../composition/database.ts'
 import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
 import { StartupError, dataPath } from '../composition/startup.ts'
@@ -128,13 +129,14 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       if (callbacks.publicUrl === undefined) throw new Error('the public URL is known once the HTTP service listens')
       return callbacks.publicUrl
     }
+    const pastReads = asOfReads(store, readModelsOf(db), gateway.merchantId, deps.now)
     const acknowledge = (id: string, actor: string, reason: string, cause: Cause): Promise<UseCaseResult> =>
       acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause)
     return {
       role: 'api',
       routes: [
-        registerV1Routes({ recording, tokens: matcher }),
-        registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher }),
+        registerV1Routes({ recording, tokens: matcher, asOf: pastReads }),
+        registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher, asOf: pastReads }),
         registerReconciliationRoutes({
           readModels: readModelsOf(db),
           merchantId: gateway.merchantId,

@@ -115,6 +115,26 @@ describe('the console over HTTP: sessions, scopes and CSRF', () => {
   })
 })
 
+describe('the console as of a past moment', () => {
+  it('?as_of= on an order and the ledger: before anything was recorded there was nothing; a bad as_of is a 400 naming the rule', async () => {
+    const full = await signIn(FULL)
+    const get = (path: string) => fetch(`${base}${path}`, { headers: { cookie: full.cookie } })
+    const now = await (await get('/console/orders/PAID-1')).text()
+    expect(now).toContain('id="state"')
+    const early = encodeURIComponent('2000-01-01T00:00:00+07:00')
+    const before = await get(`/console/orders/PAID-1?as_of=${early}`)
+    expect(before.status).toBe(200)
+    expect(await before.text()).toContain('No such order at that moment')
+    const ledger = await (await get(`/console/ledger?as_of=${early}`)).text()
+    expect(ledger).toContain('No ledger entries')
+    const csv = await get(`/console/ledger.csv?as_of=${early}`)
+    expect(await csv.text()).toBe('account,normal_balance,channel,currency,debit_satang,credit_satang,balance_satang,debit,credit,balance\n')
+    const bad = await get('/console/orders/PAID-1?as_of=2026-11-20T17:00:00')
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toContain('with its offset')
+  })
+})
+
 describe.skipIf(!hasChromium)('the console in Chromium at 375 px', () => {
   let browser: Browser
   let context: BrowserContext

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { control } from '../sandbox/support.ts'
 import { runCli } from '../support/cli.ts'
 import { startFinanceScenario, type FinanceScenario } from '../support/finance-scenario.ts'
 
@@ -134,6 +135,49 @@ describe('satang report reconciliation', () => {
     expect(asOf['open_breaks']).toEqual(before['open_breaks'])
     expect(asOf['days']).toEqual(before['days'])
     expect(asOf['ledger']).toEqual(before['ledger'])
+  })
+})
+
+describe('as of a past moment on /v1 and satang report ledger', () => {
+  it('balances, a payment and the trial balance as the log stood at a position or instant; new payments afterwards do not show', async () => {
+    const head = JSON.parse((await report('reconciliation', '--date', s.today, '--json')).stdout) as Json
+    const position = String((head['sources'] as Json)['log_position'])
+    const instant = new Date().toISOString()
+    const before = await s.t.api('GET', '/v1/ledger/balances')
+    const ledgerBefore = JSON.parse((await report('ledger', '--json')).stdout) as Json
+
+    const r = await s.t.api('POST', '/v1/checkouts', { merchant_order_id: 'LATER-1', order_amount: '77', order_currency: 'THB', order_desc: 'Later', customer: { merchant_user_id: 'u-2' } })
+    expect(r.status).toBe(201)
+    expect((await control(s.t.sandbox, 'POST', `/orders/${String(r.json['gateway_order_id'])}/pay`)).status).toBe(200)
+    await s.t.sandbox.notifier.idle()
+    await s.caughtUp()
+
+    const now = await s.t.api('GET', '/v1/ledger/balances')
+    expect(now.json['balances']).not.toEqual(before.json['balances'])
+    for (const asOf of [position, instant]) {
+      const past = await s.t.api('GET', `/v1/ledger/balances?as_of=${encodeURIComponent(asOf)}`)
+      expect(past.status, JSON.stringify(past.json)).toBe(200)
+      expect(past.json['balances']).toEqual(before.json['balances'])
+      expect((past.json['as_of_log'] as Json)['requested']).toBe(asOf)
+      const later = await s.t.api('GET', `/v1/payments/LATER-1?as_of=${encodeURIComponent(asOf)}`)
+      expect(later.status).toBe(404)
+    }
+    const paid = await s.t.api('GET', `/v1/payments/PAID-1?as_of=${encodeURIComponent(position)}`)
+    expect(paid.status).toBe(200)
+    expect(paid.json).toMatchObject({ merchant_order_id: 'PAID-1', paid: true, status: { code: 'PS' }, served_from: 'event_log', as_of: { position } })
+    const refund = await s.t.api('GET', `/v1/refunds/REF-1?as_of=${encodeURIComponent(instant)}`)
+    expect(refund.status).toBe(200)
+    const bad = await s.t.api('GET', '/v1/payments/PAID-1?as_of=yesterday')
+    expect(bad.status).toBe(400)
+    expect(JSON.stringify(bad.json)).toContain('as_of')
+    const both = await s.t.api('GET', `/v1/payments/PAID-1?as_of=${encodeURIComponent(position)}&refresh=true`)
+    expect(both.status).toBe(400)
+
+    const cli = await report('ledger', '--json', '--as-of', position)
+    expect(cli.code, cli.stderr).toBe(0)
+    const cliJson = JSON.parse(cli.stdout) as Json
+    expect(cliJson['balances']).toEqual(ledgerBefore['balances'])
+    expect((cliJson['as_of_log'] as Json)['position']).toBe(position)
   })
 })
 
