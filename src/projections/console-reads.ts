@@ -82,3 +82,13 @@ export const refundStreamsOf = async (rm: Rm, merchantId: string, merchantOrderI
   const { rows } = await rm.db.query<{ stream_name: string }>(`select stream_name from ${qualified(rm.schema, 'refunds')} where merchant_id = $1 and merchant_order_id = $2 order by stream_name`, [merchantId, merchantOrderId])
   return rows.map((r) => r.stream_name)
 }
+
+/** The latest business day a run reconciled for the merchant, with its verdict (undefined: none yet). */
+export const lastReconciledDay = async (rm: Rm, merchantId: string): Promise<{ readonly day: string; readonly verdict: string; readonly reconciledAt: Date } | undefined> => {
+  const { rows } = await rm.db.query<{ day: string; verdict: string; reconciled_at: Date }>(
+    `select to_char(day, 'YYYY-MM-DD') as day, verdict, reconciled_at from ${qualified(rm.schema, 'reconciliation_days')} where merchant_id = $1 order by day desc limit 1`,
+    [merchantId],
+  )
+  const r = rows[0]
+  return r === undefined ? undefined : { day: r.day, verdict: r.verdict, reconciledAt: r.reconciled_at }
+}

@@ -5,6 +5,7 @@ import { API_SCOPES, makeTokenMatcher, type ApiToken } from '../adapters/http/ap
 import { CALLBACK_PATHS, registerCallbackRoutes } from '../adapters/http/callback-routes.ts'
 import { registerConsoleRoutes } from '../adapters/http/console/routes.ts'
 import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
+import { registerReconciliationMetrics } from '../adapters/http/reconciliation-metrics.ts'
 import { registerReconciliationRoutes } from '../adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../adapters/http/v1-routes.ts'
 import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../application/deps.ts'
@@ -129,6 +130,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       if (callbacks.publicUrl === undefined) throw new Error('the public URL is known once the HTTP service listens')
       return callbacks.publicUrl
     }
+    registerReconciliationMetrics(ctx.metrics, { db: db.pool, schema: readModelsOf(db).schema }, gateway.merchantId, log)
     const pastReads = asOfReads(store, readModelsOf(db), gateway.merchantId, deps.now)
     const acknowledge = (id: string, actor: string, reason: string, cause: Cause): Promise<UseCaseResult> =>
       acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause)

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MERCHANT_ID } from '../sandbox/support.ts'
 import { startFinanceScenario, type FinanceScenario } from '../support/finance-scenario.ts'
 
 /**
@@ -52,6 +53,7 @@ const signIn = async (token: string): Promise<{ readonly cookie: string; readonl
 const firstOpenBreak = async (cookie: string): Promise<string> => {
   const page = await (await fetch(`${base}/console/breaks?status=open`, { headers: { cookie } })).text()
   const id = /data-break-id="([^"]+)"[^>]*data-status="(new|persisting)"/.exec(page)?.[1]
+  if (id === undefined) console.log(JSON.stringify((await s.t.api('GET', '/v1/reconciliation/breaks?status=all')).json).slice(0, 3000), JSON.stringify((await s.t.api('GET', '/v1/reconciliation/runs')).json).slice(0, 3000))
   expect(id).toBeDefined()
   return id ?? ''
 }
@@ -112,6 +114,20 @@ describe('the console over HTTP: sessions, scopes and CSRF', () => {
     const lib = await fetch(`${base}/console/assets/uplot.js`)
     expect(lib.status).toBe(200)
     expect(await lib.text()).toContain('uPlot')
+  })
+})
+
+describe('/metrics: the same figures for Prometheus', () => {
+  it('open breaks and the satang at stake per class, and the verdict of the latest day per merchant', async () => {
+    const text = await (await fetch(`${base}/metrics`)).text()
+    const m = `merchant_id="${MERCHANT_ID}"`
+    expect(text).toContain(`satang_reconciliation_open_breaks{${m},class="amount_mismatch"} 1`)
+    expect(text).toContain(`satang_reconciliation_at_stake_satang{${m},class="amount_mismatch"} 2000`)
+    expect(text).toContain(`satang_reconciliation_open_breaks{${m},class="missing_charge"} 0`)
+    expect(text).toContain(`satang_reconciliation_last_verdict{${m},verdict="breaks"} 1`)
+    expect(text).toContain(`satang_reconciliation_last_verdict{${m},verdict="reconciled"} 0`)
+    expect(text).toContain(`satang_reconciliation_last_verdict_code{${m}} 2`)
+    expect(text).toContain(`satang_reconciliation_last_day_timestamp_seconds{${m}} ${String(Date.parse(`${s.today}T00:00:00+07:00`) / 1000)}`)
   })
 })
 
