@@ -12,7 +12,7 @@ import { reportJson } from '../domain/reconciliation/report/json.ts'
 import { ledgerDifference, type ReconciliationReport } from '../domain/reconciliation/report/model.ts'
 import { reportText } from '../domain/reconciliation/report/text.ts'
 import { daysBetween } from '../jobs/reconcile/reconcile.ts'
-import { READ_MODEL_SCHEMA, StartupError, makeEventStore, merchantIdOf, openDatabaseForTool, type Database } from '../main.ts'
+import { READ_MODEL_SCHEMA, makeEventStore, merchantIdOf, type Database } from '../main.ts'
 import { AsOfRefused, resolveAsOf, withReadModelsAsOf } from '../projections/as-of.ts'
 import { ledgerProjection } from '../projections/ledger.ts'
 import { ordersProjection } from '../projections/orders.ts'
@@ -22,7 +22,7 @@ import { refundsProjection } from '../projections/refunds.ts'
 import { subscriptionsProjection } from '../projections/subscriptions.ts'
 import { EXIT, UsageError } from './io.ts'
 import { scopeOf } from './reconcile.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
 
 type Options = { date?: string; from?: string; to?: string; json?: boolean; csv?: string; html?: string; out?: string; asOf?: string }
 
@@ -106,15 +106,8 @@ export const addReconciliationReport = (report: Command, setExitCode: (code: num
       const merchantId = merchantIdOf(config)
       if (merchantId === undefined) throw new UsageError('SATANG_MERCHANT_ID is required with SATANG_GATEWAY_BASE_URL: the report is of one merchant')
       const log = quietLogger(config)
-      let db: Database
-      try {
-        db = await openDatabaseForTool(config, log)
-      } catch (e) {
-        if (!(e instanceof StartupError)) throw e
-        process.stderr.write(`satang: ${e.message}\n`)
-        setExitCode(EXIT.failure)
-        return
-      }
+      const db = await openToolDatabase(config, log, setExitCode)
+      if (db === undefined) return
       const store = makeEventStore(config, db, log)
       try {
         const r = await build(db, store, merchantId, { from: scope.from, to: scope.to, days: days.right }, opts.asOf)

@@ -4,10 +4,10 @@ import * as E from 'fp-ts/lib/Either.js'
 import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
 import { currencyTotals, isBalancedTotals, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
 import { parseAsOf } from '../application/as-of.ts'
-import { READ_MODEL_SCHEMA, StartupError, makeEventStore, openDatabaseForTool, type Database } from '../main.ts'
+import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
 import { readTrialBalanceAsOf } from '../projections/ledger-as-of.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
 import { ledgerExists, readTrialBalance } from '../projections/ledger.ts'
 import { EXIT, UsageError } from './io.ts'
 import { addReconciliationReport, addReportVerify } from './report-reconciliation.ts'
@@ -58,15 +58,8 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
 
       const config = await configOrUsage()
       const log = quietLogger(config)
-      let db: Database
-      try {
-        db = await openDatabaseForTool(config, log)
-      } catch (e) {
-        if (!(e instanceof StartupError)) throw e
-        process.stderr.write(`satang: ${e.message}\n`)
-        setExitCode(EXIT.failure)
-        return
-      }
+      const db = await openToolDatabase(config, log, setExitCode)
+      if (db === undefined) return
       try {
         if (!(await ledgerExists(db.pool, READ_MODEL_SCHEMA))) {
           process.stderr.write(`satang: the ledger read model does not exist yet (no table ${READ_MODEL_SCHEMA}.ledger_entries): run satang migrate / satang up first\n`)

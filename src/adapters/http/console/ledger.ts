@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { stringify } from 'csv-stringify/sync'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
@@ -32,14 +32,24 @@ export const registerLedger = (app: FastifyInstance, c: ConsoleContext): void =>
       ? readTrialBalanceAsOf({ store: c.store, pool: c.readModels.pool }, c.readModels.schema, { date, currency: null, channel: null }, asOf.asOf.position)
       : readTrialBalance(c.readModels, { date, currency: null, channel: null })
 
-  app.get(`${CONSOLE}/ledger`, async (request, reply) => {
+  /** The session, date, as-of and trial balance a ledger request asks for; undefined once a refusal is sent. */
+  const ledgerRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const session = pageSession(c.sessions, request, reply, 'read', c.now())
-    if (session === undefined) return reply
+    if (session === undefined) return undefined
     const date = dateParam(request)
-    if (date === undefined) return messagePage(reply, 400, session, 'Bad request', html`<p>date must be yyyy-MM-dd (Asia/Bangkok).</p>`)
+    if (date === undefined) {
+      void messagePage(reply, 400, session, 'Bad request', html`<p>date must be yyyy-MM-dd (Asia/Bangkok).</p>`)
+      return undefined
+    }
     const at = await requestAsOf(c, request, reply, session)
-    if (at === undefined) return reply
-    const rows = await balancesOf(date, at)
+    if (at === undefined) return undefined
+    return { session, date, at, rows: await balancesOf(date, at) }
+  }
+
+  app.get(`${CONSOLE}/ledger`, async (request, reply) => {
+    const asked = await ledgerRequest(request, reply)
+    if (asked === undefined) return reply
+    const { session, date, at, rows } = asked
     const totals = currencyTotals(rows)
     const end = date ?? formatCalendarDate(bangkokDateOf(c.now()))
     const endDate = parseCalendarDate(end)
@@ -75,13 +85,9 @@ ${chart}`
   })
 
   app.get(`${CONSOLE}/ledger.csv`, async (request, reply) => {
-    const session = pageSession(c.sessions, request, reply, 'read', c.now())
-    if (session === undefined) return reply
-    const date = dateParam(request)
-    if (date === undefined) return messagePage(reply, 400, session, 'Bad request', html`<p>date must be yyyy-MM-dd (Asia/Bangkok).</p>`)
-    const at = await requestAsOf(c, request, reply, session)
-    if (at === undefined) return reply
-    const rows = await balancesOf(date, at)
+    const asked = await ledgerRequest(request, reply)
+    if (asked === undefined) return reply
+    const { date, rows } = asked
     const csv = stringify(trialBalanceCsvRecords(rows).map((r) => [...r]), { header: true, columns: [...TRIAL_BALANCE_CSV_COLUMNS] })
     return reply
       .code(200)
