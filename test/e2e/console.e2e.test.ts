@@ -223,6 +223,12 @@ describe.skipIf(!hasChromium)('the console in Chromium at 375 px', () => {
 
   it('acknowledging a break with a reason moves it to acknowledged; the event is in its audit trail', async () => {
     await page.goto(`${base}/console/breaks?class=amount_mismatch&status=open`)
+    // Its evidence links to the gateway's answer among the order's events.
+    const evidence = await page.locator('#breaks article.break').first().locator('a[href*="#obs-"]').getAttribute('href')
+    expect(evidence).toMatch(/^\/console\/orders\/AMT-1#obs-[0-9a-f]{16}$/)
+    await page.goto(`${base}${String(evidence)}`)
+    expect(await page.locator(`#${String(evidence).split('#')[1]}`).count()).toBe(1)
+    await page.goto(`${base}/console/breaks?class=amount_mismatch&status=open`)
     const card = page.locator('#breaks article.break').first()
     const id = await card.getAttribute('data-break-id')
     await card.locator('textarea[name="reason"]').fill('fee agreed with the gateway <i>by phone</i>')

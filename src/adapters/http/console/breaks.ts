@@ -13,6 +13,7 @@ import { readBreak, readBreaks } from '../../../projections/reconciliation-reads
 import { queryOf } from '../query-params.ts'
 import { breaksRequestOf, encodePageCursor } from '../reconciliation-routes.ts'
 import type { ConsoleContext } from './deps.ts'
+import { observationAnchor } from './item.ts'
 import { formField, formSession, pageSession } from './guard.ts'
 import { html, type Html } from './html.ts'
 import { baht, bothTimes, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
@@ -87,7 +88,7 @@ export const breakCard = (b: JsonObject, session: ConsoleSession, detailLink: bo
 <p>${str(b, 'detail')}</p>
 <div class="views"><div><b>satang</b><pre>${JSON.stringify(obj(b, 'satang_view'), null, 2)}</pre></div><div><b>gateway</b><pre>${JSON.stringify(obj(b, 'gateway_view'), null, 2)}</pre></div></div>
 <details><summary>Field by field</summary>${viewsTable(obj(b, 'satang_view'), obj(b, 'gateway_view'))}</details>
-<p class="muted">Evidence: trace id ${str(evidence, 'traceId') ?? '—'}${observation === null ? '' : html`; observation ${observation}`}${href === null ? '' : html` — <a href="${href}#timeline">the item's events</a>`}; first seen ${str(b, 'first_seen_at')} (run ${str(b, 'first_seen_run_id')}), last seen ${str(b, 'last_seen_at')} (run ${str(b, 'last_seen_run_id')})${
+<p class="muted">Evidence: trace id ${str(evidence, 'traceId') ?? '—'}${observation === null ? '' : html`; observation ${href === null ? observation : html`<a href="${href}#${observationAnchor(observation)}">${observation}</a>`}`}${href === null ? '' : html` — <a href="${href}#timeline">the item's events</a>`}; first seen ${str(b, 'first_seen_at')} (run ${str(b, 'first_seen_run_id')}), last seen ${str(b, 'last_seen_at')} (run ${str(b, 'last_seen_run_id')})${
     str(b, 'acknowledged_at') === null ? '' : html`; acknowledged by ${str(b, 'acknowledged_by')}: “${str(b, 'acknowledgement_reason')}”`
   }${str(b, 'resolution') === null ? '' : html`; resolved (${str(b, 'resolution')})`}</p>
 ${open ? ackForm(b, session) : ''}

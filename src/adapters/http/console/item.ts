@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
@@ -38,11 +39,15 @@ const signatureText = (s: Json): Html => {
   return verified === true ? html`<b>signature verified</b>` : html`<b class="error">signature NOT verified</b>${typeof reason === 'string' ? html`: ${reason}` : ''}`
 }
 
+/** The anchor of the event holding an observation (a break's evidence names its observation key). */
+export const observationAnchor = (observationKey: string): string => `obs-${createHash('sha256').update(observationKey).digest('hex').slice(0, 16)}`
+
 const eventItem = (e: TimelineEvent): Html => {
   const x = e.entry
   if ('undecodable' in x) return html`<li>${e.stream} revision ${x.stream_revision} at ${x.position}: undecodable (${x.undecodable})</li>`
   const payload = redactPayerData(x.data)
-  return html`<li id="event-${x.event_id}" data-type="${x.type}" data-position="${x.position}">
+  const key = x.data['observationKey']
+  return html`<li id="event-${x.event_id}" data-type="${x.type}" data-position="${x.position}">${typeof key === 'string' ? html`<a id="${observationAnchor(key)}"></a>` : ''}
 <b>${x.type}</b> v${x.schema_version} · source <b>${x.source}</b> · ${signatureText(x.signature)}<br>
 ${bothTimes(new Date(x.recorded_at))}<br><span class="muted">${e.stream} #${x.stream_revision} · position ${x.position}${x.trace_id === null ? '' : ` · trace ${shown(x.trace_id)}`}</span>
 <details><summary>payload (payer data redacted)</summary><pre>${JSON.stringify(payload, null, 2)}</pre></details></li>`
