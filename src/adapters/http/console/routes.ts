@@ -26,6 +26,9 @@ export const registerConsoleRoutes =
     void app.register(async (scope) => {
       // A page that fails answers an HTML page (the API's JSON error shape would be no use to a person).
       scope.setErrorHandler(async (error, request, reply) => {
+        const status = typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500
+        // A request the framework refused (a body it cannot read, too large, …): the client's doing.
+        if (status >= 400 && status < 500) return messagePage(reply, status, sessionOf(sessions, request, c.now()) ?? null, 'Bad request', html`<p>The request could not be read: send the console's own forms.</p>`)
         request.log.error({ err: error }, 'console page failed')
         const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : ''
         const missing = code === '42P01' || code === '3F000'
