@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { Pool } from 'pg'
 import { expect } from 'vitest'
@@ -13,7 +12,8 @@ import type { BreakClass } from '../../src/domain/reconciliation/break-class.ts'
 import type { ItemOutcome } from '../../src/domain/reconciliation/break-class.ts'
 import { runStreamName, type RunCommand } from '../../src/domain/reconciliation/index.ts'
 import { silentLogger } from '../../src/logger.ts'
-import { PROJECTIONS, READ_MODEL_SCHEMA, projectionStatus } from '../../src/projections/index.ts'
+import { projectionCaughtUp } from '../../src/projections/catch-up.ts'
+import { PROJECTIONS, READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runEventsOf } from '../domain/reconciliation/run-events.ts'
 import { control, MERCHANT_ID } from '../sandbox/support.ts'
 import { runCli } from './cli.ts'
@@ -129,13 +129,10 @@ export const startFinanceScenario = async (label: string, settings: Readonly<Rec
   await pay(mismatch)
   expect((await control(t.sandbox, 'POST', `/orders/${mismatch}/force`, { order_amount: '120.00' })).status).toBe(200)
 
+  // Against the committed head (not the readable events alone: an older transaction may hide later ones).
   const caughtUp = async (): Promise<void> => {
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const status = await projectionStatus(store, pool, READ_MODEL_SCHEMA, PROJECTIONS)
-      if (status.every((s) => s.eventsBehind === 0)) return
-      if (Date.now() > deadline) throw new Error(`the projector did not catch up: ${JSON.stringify(status.map((s) => [s.name, s.eventsBehind]))}`)
-      await sleep(100)
+    for (const p of PROJECTIONS) {
+      if (!(await projectionCaughtUp({ store, pool }, READ_MODEL_SCHEMA, p.name, 30_000))) throw new Error(`the projection ${p.name} did not catch up`)
     }
   }
   await caughtUp()
