@@ -138,7 +138,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
       const sqlOverview = await timeSql(() =>
         Promise.all([
           readDays(rm, MERCHANT, first, today),
-          openBreaksByClassAndAge({ db: pool, schema: 'satang' }, MERCHANT),
+          openBreaksByClassAndAge({ db: pool, schema: 'satang' }, MERCHANT, new Date()),
           readDailyBalances({ store, pool }, 'satang', first, today, null),
           projectionStatus(store, pool, 'satang', PROJECTIONS),
         ]),

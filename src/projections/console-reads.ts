@@ -1,5 +1,5 @@
 import type { Queryable } from './as-of.ts'
-import { BREAKS_TABLE, OPEN_BREAKS_VIEW } from './reconciliation.ts'
+import { BREAKS_TABLE } from './reconciliation.ts'
 import { qualified } from './types.ts'
 
 /* Reads of the web console beyond those the API shares: open breaks by class and age, an item's postings, breaks and refunds. */
@@ -8,12 +8,16 @@ export type Rm = { readonly db: Queryable; readonly schema: string }
 
 export type AgeCell = { readonly class: string; readonly bucket: string; readonly count: number; readonly atStake: bigint }
 
-/** Open breaks of the merchant by class and age bucket (as of now), with the satang at stake. */
-export const openBreaksByClassAndAge = async (rm: Rm, merchantId: string): Promise<ReadonlyArray<AgeCell>> => {
+/** Open breaks of the merchant by class and age bucket (ages measured at `at`), with the satang at stake. */
+export const openBreaksByClassAndAge = async (rm: Rm, merchantId: string, at: Date): Promise<ReadonlyArray<AgeCell>> => {
   const { rows } = await rm.db.query<{ class: string; age_bucket: string; n: number; at_stake: string }>(
-    `select class, age_bucket, count(*)::int as n, sum(amount_at_stake_satang)::bigint::text as at_stake
-       from ${qualified(rm.schema, OPEN_BREAKS_VIEW)} where merchant_id = $1 group by class, age_bucket`,
-    [merchantId],
+    `select class, case when $2::timestamptz - first_seen_at < interval '2 days' then '0-1'
+                        when $2::timestamptz - first_seen_at < interval '8 days' then '2-7'
+                        when $2::timestamptz - first_seen_at < interval '31 days' then '8-30'
+                        else '>30' end as age_bucket,
+            count(*)::int as n, sum(amount_at_stake_satang)::bigint::text as at_stake
+       from ${qualified(rm.schema, BREAKS_TABLE)} where merchant_id = $1 and status in ('new', 'persisting') group by 1, 2`,
+    [merchantId, at],
   )
   return rows.map((r) => ({ class: r.class, bucket: r.age_bucket, count: r.n, atStake: BigInt(r.at_stake) }))
 }

@@ -18,7 +18,7 @@ export const registerReconciliationMetrics = (registry: Registry, rm: Rm, mercha
     if (cached === undefined || now - cached.at > 1000) {
       cached = {
         at: now,
-        value: Promise.all([openBreaksByClassAndAge(rm, merchantId), lastReconciledDay(rm, merchantId)]).then(
+        value: Promise.all([openBreaksByClassAndAge(rm, merchantId, new Date()), lastReconciledDay(rm, merchantId)]).then(
           ([cells, last]) => ({ cells, last }),
           (e: unknown) => {
             // A scrape must not fail because the read models are not there yet: the series are left out.

@@ -7,7 +7,10 @@ import { openBreaksByClassAndAge } from '../../../projections/console-reads.ts'
 import { PROJECTIONS, projectionStatus } from '../../../projections/index.ts'
 import { readDailyBalances } from '../../../projections/ledger-as-of.ts'
 import { readDays } from '../../../projections/reconciliation-reads.ts'
+import { withReadModelsAsOf } from '../../../projections/as-of.ts'
+import { reconciliationProjection } from '../../../projections/reconciliation.ts'
 import type { ConsoleContext } from './deps.ts'
+import { asOfForm, requestAsOf } from './item.ts'
 import { pageSession } from './guard.ts'
 import { html, type Html } from './html.ts'
 import { baht, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
@@ -41,20 +44,30 @@ export const registerOverview = (app: FastifyInstance, c: ConsoleContext): void 
     const session = pageSession(c.sessions, request, reply, 'read', now)
     if (session === undefined) return reply
     const q = typeof request.query === 'object' && request.query !== null ? (request.query as Readonly<Record<string, unknown>>) : {}
-    const month = monthOf(typeof q['month'] === 'string' ? q['month'] : undefined, now)
+    const at = await requestAsOf(c, request, reply, session)
+    if (at === undefined) return reply
+    // The calendar of a past moment shows that moment's month and "today".
+    const ref = at.requested ? at.asOf.instant : now
+    const month = monthOf(typeof q['month'] === 'string' ? q['month'] : undefined, ref)
     if (month === null) return messagePage(reply, 400, session, 'Bad request', html`<p>month must be yyyy-MM, such as 2026-11.</p>`)
     const first = `${String(month.year)}-${pad(month.month)}-01`
     const last = `${String(month.year)}-${pad(month.month)}-${pad(daysInMonth(month.year, month.month))}`
     const rm = c.readModels
-    const [days, cells, balances, lags, relay] = await Promise.all([
-      readDays(rm, c.merchantId, first, last),
-      openBreaksByClassAndAge({ db: rm.pool, schema: rm.schema }, c.merchantId),
-      readDailyBalances({ store: c.store, pool: rm.pool }, rm.schema, first, last, null),
+    const deps = { store: c.store, pool: rm.pool }
+    // As of a past moment: the reconciliation read models rebuilt from the log up to it (rolled back after).
+    const reconciliation = at.requested
+      ? await withReadModelsAsOf(deps, [reconciliationProjection], at.asOf.position, async (past) =>
+          Promise.all([readDays({ pool: past.db, schema: past.schema }, c.merchantId, first, last), openBreaksByClassAndAge(past, c.merchantId, at.asOf.instant)]),
+        )
+      : await Promise.all([readDays(rm, c.merchantId, first, last), openBreaksByClassAndAge({ db: rm.pool, schema: rm.schema }, c.merchantId, now)])
+    const [days, cells] = reconciliation
+    const [balances, lags, relay] = await Promise.all([
+      readDailyBalances(deps, rm.schema, first, last, at.requested ? { position: at.asOf.position } : null),
       projectionStatus(c.store, rm.pool, rm.schema, PROJECTIONS, c.now),
-      c.relayTopic === null ? Promise.resolve(null) : readRelayStatus({ store: c.store, pool: rm.pool }, rm.schema, c.relayTopic, c.now),
+      c.relayTopic === null ? Promise.resolve(null) : readRelayStatus(deps, rm.schema, c.relayTopic, c.now),
     ])
     const byDay = new Map(days.map((d) => [text(d, 'day') ?? '', d]))
-    const today = formatCalendarDate(bangkokDateOf(now))
+    const today = formatCalendarDate(bangkokDateOf(ref))
     const lead = (new Date(Date.UTC(month.year, month.month - 1, 1)).getUTCDay() + 6) % 7
     const cellsHtml: Html[] = []
     for (let i = 0; i < lead; i++) cellsHtml.push(html`<div aria-hidden="true"></div>`)
@@ -79,14 +92,17 @@ export const registerOverview = (app: FastifyInstance, c: ConsoleContext): void 
       { title: 'Gateway receivable at the end of each day (baht)', yLabel: 'baht', xs: dayList.map(bangkokDaySeconds), series: [{ label: 'gateway receivable', color: '#0969da', values: receivable.map((b) => Number(b.closing) / 100) }] },
       html`<div class="scroll"><table><thead><tr><th>Day</th><th class="num">Receivable</th></tr></thead><tbody>${receivable.map((b) => html`<tr><td>${b.date}</td><td class="num">${baht(b.closing)}</td></tr>`)}</tbody></table></div>`,
     )
+    const asOfValue = at.requested ? at.asOf.requested : undefined
     const body = html`<h1>Overview</h1>
+${asOfForm(CONSOLE, asOfValue)}
+${at.requested ? html`<p class="muted" id="as-of">As of ${at.asOf.requested}: the log up to position ${at.asOf.position ?? '(empty)'}; ages at ${at.asOf.instant.toISOString()}. The lag below is now.</p>` : ''}
 <div class="cards">
 <div class="card"><div class="muted">Open breaks</div><div class="big" id="open-breaks">${totalOpen.toLocaleString('en-US')}</div><a href="${CONSOLE}/breaks?status=open">see them</a></div>
 <div class="card"><div class="muted">At stake (THB)</div><div class="big" id="at-stake">${baht(totalAtStake)}</div></div>
 <div class="card"><div class="muted">Today (${today})</div><div class="big">${verdictBadge(byDay.has(today) ? text(byDay.get(today) ?? {}, 'verdict') : null)}</div></div>
 </div>
 <h2>Daily verdicts, ${String(month.year)}-${pad(month.month)}</h2>
-<p><a href="${CONSOLE}?month=${shift(month, -1)}">← ${shift(month, -1)}</a> · <a href="${CONSOLE}?month=${shift(month, 1)}">${shift(month, 1)} →</a></p>
+<p><a href="${CONSOLE}${queryString({ month: shift(month, -1), as_of: asOfValue })}">← ${shift(month, -1)}</a> · <a href="${CONSOLE}${queryString({ month: shift(month, 1), as_of: asOfValue })}">${shift(month, 1)} →</a></p>
 <div class="calendar" id="calendar">${['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((d) => html`<div class="dow">${d}</div>`)}${cellsHtml}</div>
 <h2>Open breaks by class and age (days)</h2>
 ${
