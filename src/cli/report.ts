@@ -3,12 +3,16 @@ import { stringify } from 'csv-stringify/sync'
 import * as E from 'fp-ts/lib/Either.js'
 import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
 import { currencyTotals, isBalancedTotals, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
-import { READ_MODEL_SCHEMA, StartupError, openDatabaseForTool, type Database } from '../main.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { parseAsOf } from '../application/as-of.ts'
+import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
+import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
+import { readTrialBalanceAsOf } from '../projections/ledger-as-of.ts'
+import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
 import { ledgerExists, readTrialBalance } from '../projections/ledger.ts'
 import { EXIT, UsageError } from './io.ts'
+import { addReconciliationReport, addReportVerify } from './report-reconciliation.ts'
 
-type LedgerReportOptions = { date?: string; currency?: string; channel?: string; json?: boolean; csv?: boolean }
+type LedgerReportOptions = { date?: string; currency?: string; channel?: string; json?: boolean; csv?: boolean; asOf?: string }
 
 const HELP_AFTER = `
 Prints the trial balance of the double-entry ledger (read model "ledger", view trial_balance): one
@@ -22,8 +26,10 @@ embedded PostgreSQL of satang up. Exit codes: 0 printed and balanced; 1 the ledg
 
 /** `satang report`, with its subcommand `ledger` (other reports add theirs to the command returned). */
 export const registerReportCommand = (program: Command, setExitCode: (code: number) => void): Command => {
-  const report = program.command('report').description('print finance reports from the read models (report ledger: the trial balance)')
+  const report = program.command('report').description('finance reports from the read models: report ledger (the trial balance), report reconciliation, report verify')
   addLedgerReport(report, setExitCode)
+  addReconciliationReport(report, setExitCode)
+  addReportVerify(report, setExitCode)
   return report
 }
 
@@ -37,6 +43,7 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
     .option('--channel <channel>', 'only this channel, e.g. svc.thaiqr.pay, subscription or unknown')
     .option('--json', 'print JSON: the body GET /v1/ledger/balances answers')
     .option('--csv', `print CSV with a header row: ${TRIAL_BALANCE_CSV_COLUMNS.join(',')}`)
+    .option('--as-of <instant|position>', 'the trial balance as the event log stood at an instant (ISO-8601 with its offset) or a global log position')
     .addHelpText('after', HELP_AFTER)
     .action(async (opts: LedgerReportOptions) => {
       if (opts.json === true && opts.csv === true) throw new UsageError('--json and --csv exclude each other: choose one')
@@ -46,32 +53,43 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
         ...(opts.channel === undefined ? {} : { channel: opts.channel }),
       })
       if (E.isLeft(scope)) throw new UsageError(scope.left.map((v) => `--${v.path} ${v.rule}`).join('; '))
+      const asOfRequest = opts.asOf === undefined ? undefined : parseAsOf(opts.asOf)
+      if (asOfRequest !== undefined && E.isLeft(asOfRequest)) throw new UsageError(`--as-of ${JSON.stringify(opts.asOf)}: ${asOfRequest.left}`)
 
       const config = await configOrUsage()
       const log = quietLogger(config)
-      let db: Database
-      try {
-        db = await openDatabaseForTool(config, log)
-      } catch (e) {
-        if (!(e instanceof StartupError)) throw e
-        process.stderr.write(`satang: ${e.message}\n`)
-        setExitCode(EXIT.failure)
-        return
-      }
+      const db = await openToolDatabase(config, log, setExitCode)
+      if (db === undefined) return
       try {
         if (!(await ledgerExists(db.pool, READ_MODEL_SCHEMA))) {
           process.stderr.write(`satang: the ledger read model does not exist yet (no table ${READ_MODEL_SCHEMA}.ledger_entries): run satang migrate / satang up first\n`)
           setExitCode(EXIT.negative)
           return
         }
-        const rows = await readTrialBalance({ pool: db.pool, schema: READ_MODEL_SCHEMA }, scope.right)
-        if (opts.json === true) process.stdout.write(`${JSON.stringify(trialBalanceJson(rows, scope.right), null, 2)}\n`)
+        let rows
+        let asOfLog: { readonly requested: string; readonly position: string | null; readonly instant: string } | null = null
+        if (asOfRequest === undefined) rows = await readTrialBalance({ pool: db.pool, schema: READ_MODEL_SCHEMA }, scope.right)
+        else {
+          const store = makeEventStore(config, db, log)
+          try {
+            const asOf = await resolveAsOf({ store, pool: db.pool }, READ_MODEL_SCHEMA, asOfRequest.right, new Date()).catch((e: unknown) => {
+              if (e instanceof AsOfRefused) throw new UsageError(`--as-of: ${e.message}`)
+              throw e
+            })
+            rows = await readTrialBalanceAsOf({ store, pool: db.pool }, READ_MODEL_SCHEMA, scope.right, asOf.position)
+            asOfLog = { requested: asOf.requested, position: asOf.position, instant: asOf.instant.toISOString() }
+          } finally {
+            await store.close()
+          }
+        }
+        if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...trialBalanceJson(rows, scope.right), ...(asOfLog === null ? {} : { as_of_log: asOfLog }) }, null, 2)}\n`)
         else if (opts.csv === true) process.stdout.write(stringify(trialBalanceCsvRecords(rows).map((r) => [...r]), { header: true, columns: [...TRIAL_BALANCE_CSV_COLUMNS] }))
-        else process.stdout.write(trialBalanceText(rows, scope.right))
+        else process.stdout.write(`${asOfLog === null ? '' : `As the event log stood at ${asOfLog.requested} (up to position ${asOfLog.position ?? 'none: the log was empty'})\n`}${trialBalanceText(rows, scope.right)}`)
         const balanced = isBalancedTotals(currencyTotals(rows))
         if (!balanced) process.stderr.write('satang: the trial balance is NOT balanced (debits ≠ credits): report this as a defect\n')
         setExitCode(balanced ? EXIT.ok : EXIT.negative)
       } catch (e) {
+        if (e instanceof UsageError) throw e
         process.stderr.write(`satang: the ledger could not be read (${e instanceof Error ? e.message : 'database error'})\n`)
         setExitCode(EXIT.failure)
       } finally {

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 import { makeKnex } from '../platform/postgres/pool.ts'
 import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
+import { openBreaksOrderIndex } from './reconciliation.ts'
 import { qualified, type Projection } from './types.ts'
 
 /**
@@ -34,6 +35,8 @@ export const readModelMigrations = (schema: string, projections: ReadonlyArray<P
   ...projections.map((p) => projectionMigration(schema, p)),
   // The Kafka relay's checkpoints live beside the projections' (its SQL is the relay's: jobs/relay-checkpoint.ts).
   { name: 'relay_checkpoints_v1', up: async (db) => void (await db.raw(createRelayCheckpointsTable(schema))) },
+  // An index added to a table that exists already (created with the table from then on).
+  ...(projections.some((p) => p.name === 'reconciliation') ? [{ name: 'reconciliation_breaks_open_order_idx_v1', up: async (db: Knex) => void (await db.raw(openBreaksOrderIndex(schema))) }] : []),
 ]
 
 const sourceOf = (migrations: ReadonlyArray<ReadModelMigration>): Knex.MigrationSource<ReadModelMigration> => ({

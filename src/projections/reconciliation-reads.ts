@@ -3,6 +3,7 @@ import { isJsonObject } from '../domain/events/json.ts'
 import type { BreakClass } from '../domain/reconciliation/break-class.ts'
 import type { BreakStatus } from '../domain/reconciliation/lifecycle.ts'
 import { BREAKS_TABLE, DAYS_TABLE, HEALED_TABLE, RUNS_TABLE } from './reconciliation.ts'
+import type { Queryable } from './as-of.ts'
 import { qualified, type ReadModels } from './types.ts'
 
 /*
@@ -193,7 +194,7 @@ export const readBreak = async (rm: ReadModels, merchantId: string, breakId: str
 }
 
 /** The verdict of each business day in from..to that a run covered, with the breaks of that day still open now. */
-export const readDays = async (rm: ReadModels, merchantId: string, from: string, to: string): Promise<ReadonlyArray<JsonObject>> => {
+export const readDays = async (rm: Pick<ReadModels, 'schema'> & { readonly pool: Queryable }, merchantId: string, from: string, to: string): Promise<ReadonlyArray<JsonObject>> => {
   const { rows } = await rm.pool.query<Row>(
     `select d.*, to_char(d.day, 'YYYY-MM-DD') as day_text, d.checked_satang::text as checked_satang, d.healed_satang::text as healed_satang,
             d.at_stake_satang::text as at_stake_satang, d.unchecked_satang::text as unchecked_satang,

@@ -34,6 +34,10 @@ const merchantOf = (stream: string): string => {
   return m[1]
 }
 
+/** Open breaks in the order the API and the console list them (oldest first sighting first): a page reads 50 rows, not every open break. */
+export const openBreaksOrderIndex = (schema: string): string =>
+  `create index if not exists reconciliation_breaks_open_order_idx on ${qualified(schema, BREAKS_TABLE)} (merchant_id, first_seen_at, break_id) where status in ('new', 'persisting')`
+
 const createTables = (schema: string): ReadonlyArray<string> => {
   const runs = qualified(schema, RUNS_TABLE)
   const breaks = qualified(schema, BREAKS_TABLE)
@@ -107,6 +111,7 @@ const createTables = (schema: string): ReadonlyArray<string> => {
     `create index reconciliation_breaks_item_idx on ${breaks} (merchant_id, item_kind, item_id)`,
     `create index reconciliation_breaks_class_idx on ${breaks} (class, status)`,
     `create index reconciliation_breaks_day_idx on ${breaks} (day)`,
+    openBreaksOrderIndex(schema),
     `create table ${days} (
       merchant_id       text not null,
       day               date not null,

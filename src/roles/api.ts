@@ -3,12 +3,16 @@ import { setTimeout as sleepMs } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from '../adapters/http/api-tokens.ts'
 import { CALLBACK_PATHS, registerCallbackRoutes } from '../adapters/http/callback-routes.ts'
+import { registerConsoleRoutes } from '../adapters/http/console/routes.ts'
 import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
+import { registerReconciliationMetrics } from '../adapters/http/reconciliation-metrics.ts'
 import { registerReconciliationRoutes } from '../adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../adapters/http/v1-routes.ts'
-import type { CallbackUrls, CrashPoint, RecordingDeps } from '../application/deps.ts'
+import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../application/deps.ts'
+import type { UseCaseResult } from '../application/results.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
 import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
+import { asOfReads } from '../composition/as-of.ts'
 import { readModelsOf } from '../composition/database.ts'
 import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
 import { StartupError, dataPath } from '../composition/startup.ts'
@@ -126,18 +130,31 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       if (callbacks.publicUrl === undefined) throw new Error('the public URL is known once the HTTP service listens')
       return callbacks.publicUrl
     }
+    registerReconciliationMetrics(ctx.metrics, { db: db.pool, schema: readModelsOf(db).schema }, gateway.merchantId, log)
+    const pastReads = asOfReads(store, readModelsOf(db), gateway.merchantId, deps.now)
+    const acknowledge = (id: string, actor: string, reason: string, cause: Cause): Promise<UseCaseResult> =>
+      acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause)
     return {
       role: 'api',
       routes: [
-        registerV1Routes({ recording, tokens: matcher }),
-        registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher }),
+        registerV1Routes({ recording, tokens: matcher, asOf: pastReads }),
+        registerLedgerRoutes({ readModels: readModelsOf(db), tokens: matcher, asOf: pastReads }),
         registerReconciliationRoutes({
           readModels: readModelsOf(db),
           merchantId: gateway.merchantId,
           tokens: matcher,
-          acknowledge: (id, actor, reason, cause) => acknowledgeBreak({ store, queries: makeReconciliationQueries(readModelsOf(db)), merchantId: gateway.merchantId, now: deps.now }, id, actor, reason, cause),
+          acknowledge,
         }),
         registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics: ctx.metrics }),
+        registerConsoleRoutes({
+          readModels: readModelsOf(db),
+          store,
+          merchantId: gateway.merchantId,
+          tokens: tokens.tokens,
+          acknowledge,
+          now: deps.now,
+          relayTopic: config.SATANG_KAFKA_BROKERS === undefined ? null : config.SATANG_KAFKA_TOPIC,
+        }),
       ],
       checks: [],
       listening: ({ port }) => {

@@ -95,11 +95,11 @@ describe('GET /v1/ledger/balances', () => {
   })
 
   it('a 400 names every bad parameter and the rule it breaks', async () => {
-    const r = await get('/v1/ledger/balances?date=2026-02-30&currency=thb&channel=no%20spaces&as_of=x')
+    const r = await get('/v1/ledger/balances?date=2026-02-30&currency=thb&channel=no%20spaces&bogus=x')
     expect(r.status).toBe(400)
     expect(r.body['error']).toBe('invalid_request')
     expect(violations(r.body)).toEqual([
-      { path: 'as_of', rule: 'is not a parameter of this route (known: date, currency, channel)' },
+      { path: 'bogus', rule: 'is not a parameter of this route (known: date, currency, channel, as_of)' },
       { path: 'date', rule: 'day must be 01 to 28 in 2026-02' },
       { path: 'currency', rule: 'must be a three-letter currency code such as THB' },
       { path: 'channel', rule: expect.stringMatching(/^must be 1 to 64 letters/) as unknown as string },

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { LEDGER_ACCOUNTS, isLedgerAccount, normalSideOf } from '../../domain/ledger/accounts.ts'
-import { satangNumber, trialBalanceJson, type BalanceScope } from '../../domain/ledger/report.ts'
+import { satangNumber, trialBalanceJson, type BalanceRow, type BalanceScope } from '../../domain/ledger/report.ts'
+import type { AsOf } from '../../application/as-of.ts'
 import { CHARACTER_RULES } from '../../domain/gateway/text-rules.ts'
 import { formatAmount } from '../../domain/money.ts'
 import type { Violation } from '../../domain/violations.ts'
@@ -22,6 +23,11 @@ import { dateRules, queryOf, reader, type Query } from './query-params.ts'
 export type LedgerRouteDeps = {
   readonly readModels: ReadModels
   readonly tokens: TokenMatcher
+  /** `?as_of=` on the trial balance: the ledger as the log stood at an instant or position. */
+  readonly asOf?: {
+    readonly resolve: (text: string) => Promise<E.Either<string, AsOf>>
+    readonly trialBalance: (scope: BalanceScope, position: AsOf['position']) => Promise<ReadonlyArray<BalanceRow>>
+  }
 }
 
 export const MAX_ENTRIES_LIMIT = 1000
@@ -53,7 +59,8 @@ export const decodeCursor = (s: string): EntryCursor | null => {
   return position !== '' && Number.isInteger(line) && line >= 1 && line <= 32767 ? { position, line } : null
 }
 
-const BALANCE_PARAMS = ['date', 'currency', 'channel']
+// as_of is read by the route itself (the trial balance as the log stood then).
+const BALANCE_PARAMS = ['date', 'currency', 'channel', 'as_of']
 const ENTRY_PARAMS = ['account', 'channel', 'currency', 'merchant_order_id', 'from', 'to', 'limit', 'cursor']
 
 /** The scope of `GET /v1/ledger/balances`, or every violation of its query. */
@@ -133,8 +140,24 @@ export const registerLedgerRoutes =
     const read = (schema: FastifySchema) => ({ schema, preHandler: requireScope(deps.tokens, 'read') })
 
     app.get('/v1/ledger/balances', read(LEDGER_DOCS.balances), async (request, reply) => {
-      const scope = balanceScopeOf(queryOf(request))
+      const query = queryOf(request)
+      const asOfText = query['as_of']
+      const scope = balanceScopeOf(query)
       if (E.isLeft(scope)) return invalidRequest(reply, scope.left)
+      if (asOfText !== undefined) {
+        if (typeof asOfText !== 'string' || asOfText === '') return invalidRequest(reply, [{ path: 'as_of', rule: 'must be given once, not empty' }])
+        if (deps.asOf === undefined) return invalidRequest(reply, [{ path: 'as_of', rule: 'is not served by this process' }])
+        const asOf = await deps.asOf.resolve(asOfText)
+        if (E.isLeft(asOf)) return invalidRequest(reply, [{ path: 'as_of', rule: asOf.left }])
+        let past
+        try {
+          past = await deps.asOf.trialBalance(scope.right, asOf.right.position)
+        } catch (e) {
+          return readFailed(request, reply, e)
+        }
+        const log = { requested: asOf.right.requested, position: asOf.right.position, instant: asOf.right.instant.toISOString() }
+        return reply.code(200).send({ ...trialBalanceJson(past, scope.right), as_of_log: log })
+      }
       let rows
       try {
         rows = await readTrialBalance(deps.readModels, scope.right)
@@ -206,7 +229,12 @@ export const LEDGER_DOCS = {
       querystring: {
         type: 'object',
         additionalProperties: false,
-        properties: { date: dateParam('Asia/Bangkok date: entries posted on it or before'), currency: currencyParam, channel: channelParam },
+        properties: {
+          date: dateParam('Asia/Bangkok date: entries posted on it or before'),
+          currency: currencyParam,
+          channel: channelParam,
+          as_of: { type: 'string', description: 'the ledger as the event log stood at an instant (ISO-8601 with its offset) or a global log position; the answer adds as_of_log { requested, position, instant }' },
+        },
       },
       response: {
         200: {

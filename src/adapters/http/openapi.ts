@@ -89,10 +89,17 @@ const pathParams = (...names: ReadonlyArray<readonly [string, JsonSchema]>): Jso
   properties: Object.fromEntries(names),
 })
 
+const AS_OF = {
+  type: 'string',
+  description: 'the state as the event log stood at an instant (ISO-8601 with its offset, e.g. 2026-11-20T17:00:00+07:00) or a global log position; folded from the log, not refreshed',
+}
+
 const refreshQuery: JsonSchema = {
   type: 'object',
-  properties: { refresh: { ...oneOfStrings(['true', 'false']), default: 'false', description: 'true: query the gateway first and record the observation' } },
+  properties: { refresh: { ...oneOfStrings(['true', 'false']), default: 'false', description: 'true: query the gateway first and record the observation' }, as_of: AS_OF },
 }
+
+const asOfQuery: JsonSchema = { type: 'object', properties: { as_of: AS_OF } }
 
 const recorded = (description: string): JsonSchema => openObject(description)
 
@@ -236,7 +243,7 @@ export const V1_DOCS = {
     body: subscriptionCreateBody,
     response: { 201: recorded('created'), 202: recorded('outcome unknown'), 200: recorded('the same request again, from the log'), ...errors(400, 409, 413, 415, 422, 502, 503) },
   }),
-  getSubscription: route('A subscription', 'read', { params: pathParams(subscriptionId), response: { 200: recorded('the subscription as recorded'), ...errors(400, 404, 503) } }),
+  getSubscription: route('A subscription', 'read', { params: pathParams(subscriptionId), querystring: asOfQuery, response: { 200: recorded('the subscription as recorded'), ...errors(400, 404, 503) } }),
   updateSubscription: route('Update a subscription plan', 'payments:write', {
     params: pathParams(subscriptionId),
     body: subscriptionUpdateBody,

@@ -1,0 +1,20 @@
+import type { Cause } from '../../../application/deps.ts'
+import type { EventStore } from '../../../application/ports/event-store.ts'
+import type { UseCaseResult } from '../../../application/results.ts'
+import type { ReadModels } from '../../../projections/types.ts'
+import type { ApiToken } from '../api-tokens.ts'
+import type { Sessions } from './session.ts'
+
+/** What the console reads and the one thing it does (acknowledge a break). */
+export type ConsoleDeps = {
+  readonly readModels: ReadModels
+  readonly store: EventStore
+  readonly merchantId: string
+  readonly tokens: ReadonlyArray<ApiToken>
+  readonly acknowledge: (breakId: string, actor: string, reason: string, cause: Cause) => Promise<UseCaseResult>
+  readonly now: () => Date
+  /** The Kafka topic the relay publishes to, when there is a relay (its lag is shown). */
+  readonly relayTopic: string | null
+}
+
+export type ConsoleContext = ConsoleDeps & { readonly sessions: Sessions }

@@ -1,0 +1,84 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import * as t from 'io-ts'
+import type { ApiScope } from '../api-tokens.ts'
+import { html } from './html.ts'
+import { CONSOLE, messagePage, sendPage } from './layout.ts'
+import { cookieValue, sameCsrf, SESSION_COOKIE, type ConsoleSession, type Sessions } from './session.ts'
+import { signInPage } from './sign-in.ts'
+
+/*
+ * Who may see and do what: a page needs a session (else 401 with the sign-in form) whose token has the
+ * page's scope (else 403); a form that changes something must come from the console itself (a
+ * cross-site request is refused: Sec-Fetch-Site or Origin from elsewhere) and carry the session's
+ * CSRF token (else 403).
+ */
+
+export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date): ConsoleSession | undefined => {
+  const value = cookieValue(request.headers.cookie, SESSION_COOKIE)
+  return value === undefined ? undefined : sessions.read(value, now)
+}
+
+/** The session of a request that may see a page needing `scope`; otherwise the refusal is sent and undefined returned. */
+export const pageSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
+  const session = sessionOf(sessions, request, now)
+  if (session === undefined) {
+    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, problem: 'Sign in to see this page.' }))
+    return undefined
+  }
+  if (!session.scopes.includes(scope)) {
+    void messagePage(reply, 403, session, 'Not allowed', html`<p>The token <b>${session.tokenName}</b> lacks the scope <code>${scope}</code> this needs.</p>`)
+    return undefined
+  }
+  return session
+}
+
+/** Whether a state-changing request comes from a page of this same site (Fetch Metadata, else Origin, against Host). */
+export const sameSiteRequest = (request: FastifyRequest): boolean => {
+  // Browsers say where a request comes from (Fetch Metadata); older ones send Origin only.
+  const site = request.headers['sec-fetch-site']
+  if (site !== undefined) return site === 'same-origin' || site === 'none'
+  const origin = request.headers.origin
+  if (origin === undefined) return true
+  let host: string
+  try {
+    host = new URL(origin).host
+  } catch {
+    return false
+  }
+  return host === request.headers.host
+}
+
+/** A form field's text (forms arrive as application/x-www-form-urlencoded). */
+export const formField = (request: FastifyRequest, name: string): string | undefined => {
+  const body = request.body
+  if (!t.UnknownRecord.is(body)) return undefined
+  const v = body[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+/**
+ * The session of a form post that may change something with `scope`: from this site, with the session's
+ * CSRF token. Otherwise the refusal (401, 403) is sent and undefined returned.
+ */
+export const formSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
+  const session = sessionOf(sessions, request, now)
+  if (session === undefined) {
+    void sendPage(reply, 401, signInPage({ next: CONSOLE, problem: 'Your session has ended: sign in again.' }))
+    return undefined
+  }
+  if (!sameSiteRequest(request)) {
+    request.log.warn({ origin: request.headers.origin, site: request.headers['sec-fetch-site'] }, 'console: cross-site form post refused')
+    void messagePage(reply, 403, session, 'Refused', html`<p>A form posted from another site was refused.</p>`)
+    return undefined
+  }
+  const csrf = formField(request, 'csrf')
+  if (csrf === undefined || !sameCsrf(csrf, session.csrf)) {
+    void messagePage(reply, 403, session, 'Refused', html`<p>The form lacks this session's CSRF token (it may be from an older session): reload the page and try again.</p>`)
+    return undefined
+  }
+  if (!session.scopes.includes(scope)) {
+    void messagePage(reply, 403, session, 'Not allowed', html`<p>The token <b>${session.tokenName}</b> lacks the scope <code>${scope}</code> this needs.</p>`)
+    return undefined
+  }
+  return session
+}
