@@ -184,6 +184,7 @@ const settings = {
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
   SATANG_PROJECTOR: { codec: oneOf('OnOff', ['on', 'off'] as const), default: 'on', doc: 'run the projector (read models) inside satang up; off when a separate satang project process runs it' },
   SATANG_PROJECTOR_BATCH_SIZE: { codec: intInRange('Events', 1, 50_000), default: '5000', doc: 'events per projector batch (one transaction per projection per batch)' },
+  SATANG_STREAM_CACHE_SIZE: { codec: intInRange('Streams', 0, 1_000_000), default: '10000', doc: "order, refund and subscription streams whose state (and revision) the API process keeps in memory, least recently used out, so a command on a known stream appends without reading it first; a stale entry only costs a re-read (the append's expected revision guards it); 0 = no cache" },
   SATANG_KAFKA_BROKERS: { codec: brokerList, default: undefined, doc: 'Kafka bootstrap brokers host:port,…; set = the relay publishes every event to SATANG_KAFKA_TOPIC (inside satang up, or as satang relay); unset = no relay' },
   SATANG_KAFKA_TOPIC: { codec: topicName, default: 'satang.events', doc: 'the topic the relay publishes to (created if absent); the relay keeps one checkpoint per topic' },
   SATANG_KAFKA_TOPIC_PARTITIONS: { codec: intInRange('Partitions', 1, 10_000), default: '6', doc: 'partitions of the topic when the relay creates it (an existing topic is left as it is)' },

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { AppendError, EventStore, EventStoreFailure, EventToAppend, ExpectedRevision, RecordedEvent, UndecodableEvent } from './ports/event-store.ts'
+import type { StreamStates } from './stream-cache.ts'
 
 /** An aggregate as pure functions: `decide(command, state)` → events or a rejection; `evolve` folds. */
 export type Decider<C, S, Ev, R> = {
@@ -31,10 +32,14 @@ export type Rejected<R> = { readonly _tag: 'Rejected'; readonly rejection: R }
 
 export type HandleError<R> = Rejected<R> | StreamUnreadable | TooMuchContention | EventStoreFailure | Exclude<AppendError, { _tag: 'WrongExpectedVersion' }>
 
-/** A stream folded: the state, its revision (`undefined` = no stream) and its events. */
-export type Loaded<S, Ev> = {
+/** What a command is decided on: the stream's state and its revision (`undefined` = no stream). */
+export type Current<S> = {
   readonly state: S
   readonly revision: bigint | undefined
+}
+
+/** A stream folded: the state, its revision (`undefined` = no stream) and its events. */
+export type Loaded<S, Ev> = Current<S> & {
   readonly events: ReadonlyArray<Ev>
   /** The stored id of each event of `events`, at the same index. */
   readonly eventIds: ReadonlyArray<string>
@@ -83,6 +88,22 @@ export const loadStream =
  * codec (derived from natural keys, and for claims from this command too), so a retry of a batch that
  * did commit stores nothing twice, and a concurrent writer of the same claim loses the race instead
  * of being answered "already stored".
+ *
+ * With a `cache` (this process's last known state and revision of the stream), a command on a known
+ * stream is decided without reading it. The cache is never trusted further than this:
+ *  - an append decided on a cached state carries the cached revision as its expectation: if the stream
+ *    moved, the store refuses it (`WrongExpectedVersion`), the entry is dropped, the stream is read
+ *    and the command decided again;
+ *  - a rejection decided on a cached state is not answered: the stream is read and the command
+ *    decided again (a later event may be what the command needed, such as the order it names);
+ *  - a command that decides nothing on a cached state (a duplicate or stale observation) is answered
+ *    at once. This relies on the deciders' rule that what is already recorded stays recorded: an
+ *    observation key in the state at one revision is in the state at every later one, and a final
+ *    status never regresses, so "nothing to do" on an earlier state is "nothing to do" on the latest;
+ *  - after an append, the entry is replaced only when the store placed the batch right after the
+ *    revision it was decided on (an idempotent retry answered with an older batch's result drops it);
+ *  - after any other failure of the append (its outcome may be unknown), the entry is dropped.
+ * Only streams that exist are cached.
  */
 export const handleCommand =
   <C, S, Ev, R>(
@@ -91,27 +112,51 @@ export const handleCommand =
     decider: Decider<C, S, Ev, R>,
     codec: StreamCodec<Ev>,
     /** Builds the command from what the stream holds now (called again on every retry). */
-    command: (loaded: Loaded<S, Ev>) => C,
-    options: { readonly maxAttempts?: number } = {},
+    command: (current: Current<S>) => C,
+    options: { readonly maxAttempts?: number; readonly cache?: StreamStates<S> | undefined } = {},
   ): TE.TaskEither<HandleError<R>, Handled<S, Ev>> =>
   async () => {
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const loaded = await loadStream(store, stream, decider, codec)()
-      if (E.isLeft(loaded)) return loaded
-      const { state, revision } = loaded.right
-      const decided = decider.decide(command(loaded.right), state)
-      if (E.isLeft(decided)) return E.left({ _tag: 'Rejected', rejection: decided.left })
+    const cache = options.cache
+    let attempt = 1
+    while (attempt <= maxAttempts) {
+      const cached = cache?.get(stream)
+      let current: Current<S>
+      if (cached !== undefined) {
+        current = cached
+      } else {
+        const loaded = await loadStream(store, stream, decider, codec)()
+        if (E.isLeft(loaded)) return loaded
+        current = { state: loaded.right.state, revision: loaded.right.revision }
+        if (cache !== undefined && current.revision !== undefined) cache.set(stream, { state: current.state, revision: current.revision })
+      }
+      const { state, revision } = current
+      const decided = decider.decide(command(current), state)
+      if (E.isLeft(decided)) {
+        if (cached === undefined) return E.left({ _tag: 'Rejected', rejection: decided.left })
+        cache?.drop(stream)
+        continue
+      }
       const events = decided.right
       if (events.length === 0) return E.right({ state, appended: [], appendedIds: [], revision })
       const expected: ExpectedRevision = revision === undefined ? 'no_stream' : revision
       const encoded = events.map(codec.encode)
       const appended = await store.append(stream, encoded, expected)()
       if (E.isRight(appended)) {
-        return E.right({ state: events.reduce(decider.evolve, state), appended: events, appendedIds: encoded.map((e) => e.eventId), revision: appended.right.nextExpectedRevision })
+        const next = events.reduce(decider.evolve, state)
+        const nextRevision = appended.right.nextExpectedRevision
+        if (cache !== undefined) {
+          if (nextRevision === (revision ?? -1n) + BigInt(events.length)) cache.set(stream, { state: next, revision: nextRevision })
+          else cache.drop(stream)
+        }
+        return E.right({ state: next, appended: events, appendedIds: encoded.map((e) => e.eventId), revision: nextRevision })
       }
+      cache?.drop(stream)
       // Someone else appended (or this very batch committed but its answer was lost): decide again on what is there now.
-      if (appended.left._tag === 'WrongExpectedVersion') continue
+      if (appended.left._tag === 'WrongExpectedVersion') {
+        attempt += 1
+        continue
+      }
       return E.left(appended.left)
     }
     return E.left({ _tag: 'TooMuchContention', stream, attempts: maxAttempts })

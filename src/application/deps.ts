@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts'
 import type { EventStore } from './ports/event-store.ts'
 import type { GatewayPort } from './ports/gateway.ts'
 import type { ReadModelQueries } from './ports/read-models.ts'
+import type { AggregateStreamCache } from './streams.ts'
 
 export type { GatewayError, GatewayPort } from './ports/gateway.ts'
 
@@ -49,6 +50,8 @@ export type RecordingDeps = {
   readonly crashPoint: (point: CrashPoint) => void
   /** Aborted when satang stops: background resolution ends. */
   readonly stopping: AbortSignal
+  /** This process's cached stream states (`SATANG_STREAM_CACHE_SIZE`); absent = every command reads its stream. */
+  readonly streamCache?: AggregateStreamCache
   /** The read models (projections), where reads are served from them; absent in unit tests of recording. */
   readonly readModels?: ReadModelQueries
 }

@@ -10,9 +10,24 @@ import { decodeDomainEvent, describeEventDecodeError, encodeDomainEvent, eventSo
 import * as order from '../domain/order/index.ts'
 import * as refund from '../domain/refund/index.ts'
 import * as subscription from '../domain/subscription/index.ts'
-import { handleCommand, loadStream, type Decider, type HandleError, type Handled, type Loaded, type StreamCodec, type StreamUnreadable } from './command-handler.ts'
+import { handleCommand, loadStream, type Current, type Decider, type HandleError, type Handled, type Loaded, type StreamCodec, type StreamUnreadable } from './command-handler.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
 import type { EventStoreFailure } from './ports/event-store.ts'
+import { makeStreamCache, type StreamCacheStats, type StreamStates } from './stream-cache.ts'
+
+/** This process's cached order, refund and subscription states (one bounded LRU for the three). */
+export type AggregateStreamCache = {
+  readonly order: StreamStates<order.OrderState>
+  readonly refund: StreamStates<refund.RefundState>
+  readonly subscription: StreamStates<subscription.SubscriptionState>
+  readonly stats: () => StreamCacheStats
+}
+
+/** At most `capacity` streams in all; 0 keeps nothing. */
+export const makeAggregateStreamCache = (capacity: number): AggregateStreamCache => {
+  const cache = makeStreamCache(capacity)
+  return { order: cache.scope(), refund: cache.scope(), subscription: cache.scope(), stats: cache.stats }
+}
 
 /** One aggregate as the application drives it: its decider, which events are its own, their natural keys. */
 export type AggregateKind<C, S, Ev extends DomainEvent, R> = {
@@ -24,6 +39,8 @@ export type AggregateKind<C, S, Ev extends DomainEvent, R> = {
   readonly isClaim: (e: Ev) => boolean
   /** The aggregate's command that keeps a refused callback (CallbackRejected). */
   readonly rejectCallback: (r: CallbackRejection) => C
+  /** Its streams' states in the process's cache. */
+  readonly cached: (c: AggregateStreamCache) => StreamStates<S>
 }
 
 export const orderKind: AggregateKind<order.OrderCommand, order.OrderState, order.OrderEvent, order.OrderRejection> = {
@@ -33,6 +50,7 @@ export const orderKind: AggregateKind<order.OrderCommand, order.OrderState, orde
   naturalKey: order.orderEventNaturalKey,
   isClaim: order.isOrderClaim,
   rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
+  cached: (c) => c.order,
 }
 
 export const refundKind: AggregateKind<refund.RefundCommand, refund.RefundState, refund.RefundEvent, refund.RefundRejection> = {
@@ -43,6 +61,7 @@ export const refundKind: AggregateKind<refund.RefundCommand, refund.RefundState,
   // A refund is tracked, not sent anywhere: two writers of the same tracking record one fact.
   isClaim: () => false,
   rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
+  cached: (c) => c.refund,
 }
 
 export const subscriptionKind: AggregateKind<subscription.SubscriptionCommand, subscription.SubscriptionState, subscription.SubscriptionEvent, subscription.SubscriptionRejection> = {
@@ -52,6 +71,7 @@ export const subscriptionKind: AggregateKind<subscription.SubscriptionCommand, s
   naturalKey: subscription.subscriptionEventNaturalKey,
   isClaim: subscription.isSubscriptionClaim,
   rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
+  cached: (c) => c.subscription,
 }
 
 /** Where the facts of one command came from; every event the command decides carries it. */
@@ -100,12 +120,15 @@ const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev,
 
 /**
  * Decides a command on a stream of `kind` and appends what it decided (optimistic, re-decided on
- * conflict). Curried so that the command's type is fixed by the kind before the command is written.
+ * conflict), on the cached state of the stream when `deps.streamCache` knows it (see `handleCommand`).
+ * Curried so that the command's type is fixed by the kind before the command is written.
  */
 export const record =
-  <C, S, Ev extends DomainEvent, R>(deps: Pick<RecordingDeps, 'store' | 'now' | 'newId'>, kind: AggregateKind<C, S, Ev, R>) =>
-  (stream: string, command: (loaded: Loaded<S, Ev>) => C, provenance: Provenance): TE.TaskEither<HandleError<R>, Handled<S, Ev>> =>
-    handleCommand(deps.store, stream, kind.decider, codecFor(kind, stream, provenance, deps.now, deps.newId()), command)
+  <C, S, Ev extends DomainEvent, R>(deps: Pick<RecordingDeps, 'store' | 'now' | 'newId' | 'streamCache'>, kind: AggregateKind<C, S, Ev, R>) =>
+  (stream: string, command: (current: Current<S>) => C, provenance: Provenance): TE.TaskEither<HandleError<R>, Handled<S, Ev>> =>
+    handleCommand(deps.store, stream, kind.decider, codecFor(kind, stream, provenance, deps.now, deps.newId()), command, {
+      cache: deps.streamCache === undefined ? undefined : kind.cached(deps.streamCache),
+    })
 
 /** The stream folded. */
 export const load = <C, S, Ev extends DomainEvent, R>(

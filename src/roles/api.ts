@@ -12,6 +12,7 @@ import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../applicat
 import type { UseCaseResult } from '../application/results.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
 import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
+import { makeAggregateStreamCache } from '../application/streams.ts'
 import { asOfReads } from '../composition/as-of.ts'
 import { readModelsOf } from '../composition/database.ts'
 import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
@@ -112,6 +113,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       crashPoint: crashPointOf(config, log),
       stopping: stopping.signal,
       readModels: makeReadModelQueries(readModelsOf(db)),
+      streamCache: makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE),
     }
     const recording = makeRecording(deps)
     const matcher = makeTokenMatcher(tokens.tokens)
