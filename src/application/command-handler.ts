@@ -100,8 +100,9 @@ export const loadStream =
  *    at once. This relies on the deciders' rule that what is already recorded stays recorded: an
  *    observation key in the state at one revision is in the state at every later one, and a final
  *    status never regresses, so "nothing to do" on an earlier state is "nothing to do" on the latest;
- *  - after an append, the entry is replaced only when the store placed the batch right after the
- *    revision it was decided on (an idempotent retry answered with an older batch's result drops it);
+ *  - after an append, the entry is replaced only when the store wrote the batch right after the
+ *    revision it was decided on; when the store answers that the batch was stored already (by another
+ *    writer of the same ids, whose events may differ from these in their details) the entry is dropped;
  *  - after any other failure of the append (its outcome may be unknown), the entry is dropped.
  * Only streams that exist are cached.
  */
@@ -146,7 +147,7 @@ export const handleCommand =
         const next = events.reduce(decider.evolve, state)
         const nextRevision = appended.right.nextExpectedRevision
         if (cache !== undefined) {
-          if (nextRevision === (revision ?? -1n) + BigInt(events.length)) cache.set(stream, { state: next, revision: nextRevision })
+          if (appended.right.alreadyStored !== true && nextRevision === (revision ?? -1n) + BigInt(events.length)) cache.set(stream, { state: next, revision: nextRevision })
           else cache.drop(stream)
         }
         return E.right({ state: next, appended: events, appendedIds: encoded.map((e) => e.eventId), revision: nextRevision })

@@ -155,6 +155,16 @@ describe('handleCommand with a stream cache', () => {
     expect(cache.get('c-4')).toBeUndefined()
   })
 
+  it('a batch another writer stored first (same ids, its own details) is not cached as this command decided it', async () => {
+    const memory = makeMemoryEventStore()
+    const cache = makeStreamCache(10).scope<S>()
+    await handleCommand(memory, 'c-5', tally, codec, () => ({ observe: 'a' }), { cache })()
+    await memory.append('c-5', [encoded('b')], 0n)()
+    const r = await handleCommand(memory, 'c-5', tally, codec, () => ({ observe: 'b' }), { cache })()
+    expect(E.isRight(r) && r.right.revision).toBe(1n)
+    expect(cache.get('c-5')).toBeUndefined()
+  })
+
   it('keeps at most its capacity, the least recently used out, across scopes', () => {
     const cache = makeStreamCache(2)
     const one = cache.scope<string>()

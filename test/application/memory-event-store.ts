@@ -56,7 +56,7 @@ export const makeMemoryEventStore = (now: () => Date = () => new Date()): Memory
       if (first === undefined) return E.left({ _tag: 'InvalidAppend', stream, reason: 'a batch needs at least one event' })
       const known = batches.get(first.eventId)
       if (known !== undefined) {
-        if (known.stream === stream && known.ids === events.map((e) => e.eventId).join(',')) return E.right(known.result)
+        if (known.stream === stream && known.ids === events.map((e) => e.eventId).join(',')) return E.right({ ...known.result, alreadyStored: true })
         return E.left({ _tag: 'EventIdConflict', stream, eventIds: events.map((e) => e.eventId) })
       }
       if (events.some((e) => batches.has(e.eventId))) return E.left({ _tag: 'EventIdConflict', stream, eventIds: events.map((e) => e.eventId) })

@@ -250,7 +250,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       if (row === undefined || row[1] !== stream || BigInt(text(row[2])) !== base + BigInt(i)) return 'conflict'
       last = row
     }
-    return { nextExpectedRevision: BigInt(text(last[2])), position: encodePosition(text(last[3]), text(last[4])) }
+    return { nextExpectedRevision: BigInt(text(last[2])), position: encodePosition(text(last[3]), text(last[4])), alreadyStored: true }
   }
 
   const settleByIds = async (stream: string, events: ReadonlyArray<EventToAppend>, otherwise: AppendError): Promise<E.Either<AppendError, AppendResult>> => {

@@ -38,6 +38,11 @@ export type AppendResult = {
    * Take checkpoints from reads and subscriptions.
    */
   readonly position: Position
+  /**
+   * True when nothing was written because this very batch was stored already (an idempotent retry);
+   * the result is then the original one. Absent when the adapter cannot tell.
+   */
+  readonly alreadyStored?: boolean
 }
 
 /** The stream is not where the writer expected it: re-read and decide again. */
