@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts'
 import type { EventStore } from './ports/event-store.ts'
 import type { GatewayPort } from './ports/gateway.ts'
 import type { ReadModelQueries } from './ports/read-models.ts'
-import type { AggregateStreamCache } from './streams.ts'
+import type { AggregateStreamCache } from './stream-cache.ts'
 
 export type { GatewayError, GatewayPort } from './ports/gateway.ts'
 

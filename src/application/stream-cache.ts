@@ -1,3 +1,7 @@
+import type { OrderState } from '../domain/order/index.ts'
+import type { RefundState } from '../domain/refund/index.ts'
+import type { SubscriptionState } from '../domain/subscription/index.ts'
+
 /**
  * What this process last knew of a stream: its folded state and the revision of its last event. A
  * command on a known stream decides on it without reading the stream again; the append's expected
@@ -88,4 +92,18 @@ export const makeStreamCache = (capacity: number): StreamCache => {
   }
 
   return { capacity, scope, stats: () => ({ hits, misses, evictions, size: order.size }) }
+}
+
+/** This process's cached order, refund and subscription states (one bounded LRU for the three). */
+export type AggregateStreamCache = {
+  readonly order: StreamStates<OrderState>
+  readonly refund: StreamStates<RefundState>
+  readonly subscription: StreamStates<SubscriptionState>
+  readonly stats: () => StreamCacheStats
+}
+
+/** At most `capacity` streams in all; 0 keeps nothing. */
+export const makeAggregateStreamCache = (capacity: number): AggregateStreamCache => {
+  const cache = makeStreamCache(capacity)
+  return { order: cache.scope(), refund: cache.scope(), subscription: cache.scope(), stats: cache.stats }
 }

@@ -13,21 +13,7 @@ import * as subscription from '../domain/subscription/index.ts'
 import { handleCommand, loadStream, type Current, type Decider, type HandleError, type Handled, type Loaded, type StreamCodec, type StreamUnreadable } from './command-handler.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
 import type { EventStoreFailure } from './ports/event-store.ts'
-import { makeStreamCache, type StreamCacheStats, type StreamStates } from './stream-cache.ts'
-
-/** This process's cached order, refund and subscription states (one bounded LRU for the three). */
-export type AggregateStreamCache = {
-  readonly order: StreamStates<order.OrderState>
-  readonly refund: StreamStates<refund.RefundState>
-  readonly subscription: StreamStates<subscription.SubscriptionState>
-  readonly stats: () => StreamCacheStats
-}
-
-/** At most `capacity` streams in all; 0 keeps nothing. */
-export const makeAggregateStreamCache = (capacity: number): AggregateStreamCache => {
-  const cache = makeStreamCache(capacity)
-  return { order: cache.scope(), refund: cache.scope(), subscription: cache.scope(), stats: cache.stats }
-}
+import type { AggregateStreamCache, StreamStates } from './stream-cache.ts'
 
 /** One aggregate as the application drives it: its decider, which events are its own, their natural keys. */
 export type AggregateKind<C, S, Ev extends DomainEvent, R> = {

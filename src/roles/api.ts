@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleepMs } from 'node:timers/promises'
+import { Gauge, type Registry } from 'prom-client'
 import * as E from 'fp-ts/lib/Either.js'
 import { API_SCOPES, makeTokenMatcher, type ApiToken } from '../adapters/http/api-tokens.ts'
 import { CALLBACK_PATHS, registerCallbackRoutes } from '../adapters/http/callback-routes.ts'
@@ -12,7 +13,7 @@ import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../applicat
 import type { UseCaseResult } from '../application/results.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
 import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
-import { makeAggregateStreamCache } from '../application/streams.ts'
+import { makeAggregateStreamCache, type AggregateStreamCache, type StreamCacheStats } from '../application/stream-cache.ts'
 import { asOfReads } from '../composition/as-of.ts'
 import { readModelsOf } from '../composition/database.ts'
 import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
@@ -61,6 +62,23 @@ const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     throw e
   })
 
+/** The stream cache on `/metrics`: entries, hits and misses since start. */
+const registerStreamCacheMetrics = (registry: Registry, cache: AggregateStreamCache): void => {
+  const gauge = (name: string, help: string, value: (s: StreamCacheStats) => number): void => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value(cache.stats()))
+      },
+    })
+  }
+  gauge('satang_stream_cache_entries', 'streams whose state the API process holds (SATANG_STREAM_CACHE_SIZE at most)', (s) => s.size)
+  gauge('satang_stream_cache_hits', 'commands decided on a cached stream state since start (no read)', (s) => s.hits)
+  gauge('satang_stream_cache_misses', 'commands that read their stream since start', (s) => s.misses)
+}
+
 /** The API role as it runs: what it generated, the gateway it talks to, and the recording it serves. */
 export type ApiRole = StartedRole & {
   readonly gateway: Pick<GatewayConnection, 'description' | 'sandbox' | 'merchantKey' | 'merchantId'>
@@ -89,6 +107,8 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
     // Known once the HTTP service listens (SATANG_HTTP_PORT may be 0); nothing is sent before that.
     const callbacks: { urls?: CallbackUrls; publicUrl?: string } = {}
     const stopping = new AbortController()
+    const streamCache = makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE)
+    registerStreamCacheMetrics(ctx.metrics, streamCache)
     const deps: RecordingDeps = {
       store,
       gateway: gateway.client,
@@ -113,7 +133,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       crashPoint: crashPointOf(config, log),
       stopping: stopping.signal,
       readModels: makeReadModelQueries(readModelsOf(db)),
-      streamCache: makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE),
+      streamCache,
     }
     const recording = makeRecording(deps)
     const matcher = makeTokenMatcher(tokens.tokens)
