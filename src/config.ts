@@ -158,6 +158,7 @@ const settings = {
   SATANG_DATA_DIR: { codec: nonEmpty, default: '.satang', doc: 'folder for embedded PostgreSQL data and generated keys' },
   SATANG_DATABASE_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: 'PostgreSQL URL; unset = start embedded PostgreSQL in SATANG_DATA_DIR' },
   SATANG_DATABASE_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: "file holding the password of SATANG_DATABASE_URL's user (one line; a Docker or Compose secret), used instead of a password in the URL" },
+  SATANG_DATABASE_POOL_SIZE: { codec: intInRange('Connections', 2, 1_000), default: undefined, doc: 'most PostgreSQL connections one satang process opens; unset = 2 × CPU cores (statements the server can run at once) + 10 (one per projection, the relay and scheduler locks, reads)' },
   SATANG_EMBEDDED_PG_PORT: { codec: intInRange('Port', 1, 65535), default: '54329', doc: 'port of the embedded PostgreSQL' },
   SATANG_EVENT_STORE: { codec: oneOf('EventStoreKind', ['postgres', 'eventstoredb'] as const), default: 'postgres', doc: 'which event store adapter' },
   SATANG_EVENTSTOREDB_URL: { codec: url(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']), default: undefined, doc: 'EventStoreDB connection string (when SATANG_EVENT_STORE=eventstoredb)' },

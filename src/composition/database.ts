@@ -37,7 +37,7 @@ export type Database = {
 /** Connects to `SATANG_DATABASE_URL`, or starts embedded PostgreSQL in the data folder when it is unset. */
 export const openDatabase = async (config: Config, log: Logger): Promise<Database> => {
   if (config.SATANG_DATABASE_URL !== undefined) {
-    const pool = makePostgresPool({ url: config.SATANG_DATABASE_URL }, log)
+    const pool = makePostgresPool({ url: config.SATANG_DATABASE_URL, ...(config.SATANG_DATABASE_POOL_SIZE === undefined ? {} : { poolMax: config.SATANG_DATABASE_POOL_SIZE }) }, log)
     const u = new URL(config.SATANG_DATABASE_URL)
     return { pool, description: `PostgreSQL at ${u.hostname}:${u.port || '5432'}${u.pathname}`, close: () => pool.end() }
   }
@@ -45,7 +45,7 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
   const started = await startEmbeddedPostgres({ log }, { dataDir, port: config.SATANG_EMBEDDED_PG_PORT })()
   if (E.isLeft(started)) throw new StartupError(`embedded PostgreSQL: ${started.left.message}`)
   const embedded = started.right
-  const pool = makePostgresPool({ url: embedded.url }, log)
+  const pool = makePostgresPool({ url: embedded.url, ...(config.SATANG_DATABASE_POOL_SIZE === undefined ? {} : { poolMax: config.SATANG_DATABASE_POOL_SIZE }) }, log)
   return {
     pool,
     description: `embedded PostgreSQL on 127.0.0.1:${String(embedded.port)}, data in ${embedded.dataDir} (${embedded.initialised ? 'new cluster initialised' : embedded.adopted ? 'existing data reused; server left running by a previous satang taken over' : 'existing data reused'})`,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import knex from 'knex'
 import type { Knex } from 'knex'
 import { Pool } from 'pg'
@@ -6,13 +7,21 @@ import type { Logger } from '../../logger.ts'
 export type PostgresConfig = {
   /** `postgres://user:password@host:port/database`. Never logged. */
   readonly url: string
-  /** Default 20 (each projection's batch takes a connection while the API serves). */
+  /** Default `defaultPoolSize()`. */
   readonly poolMax?: number
   /** Shown in `pg_stat_activity`. Default `satang`. */
   readonly applicationName?: string
   /** Default 10 s. */
   readonly connectionTimeoutMs?: number
 }
+
+/**
+ * Connections for one process on a machine with `cores` CPUs: the hot path holds a connection only for
+ * one statement, and a server runs about two statements per core at once (more only queue inside it),
+ * plus ten that are held longer: each projection's batch (six), the relay's and the scheduler's locks,
+ * the subscriber's notifications and reads.
+ */
+export const defaultPoolSize = (cores: number = availableParallelism()): number => 2 * Math.max(1, cores) + 10
 
 /** What a connection error says, without the client pg-pool attaches to it (`err.client`, its whole state). */
 const brief = (err: Error): { readonly message: string; readonly code?: unknown } => ('code' in err ? { message: err.message, code: err.code } : { message: err.message })
@@ -24,7 +33,7 @@ const brief = (err: Error): { readonly message: string; readonly code?: unknown 
 export const makePostgresPool = (config: PostgresConfig, log: Logger): Pool => {
   const pool = new Pool({
     connectionString: config.url,
-    max: config.poolMax ?? 20,
+    max: config.poolMax ?? defaultPoolSize(),
     application_name: config.applicationName ?? 'satang',
     connectionTimeoutMillis: config.connectionTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
