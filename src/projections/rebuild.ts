@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool, PoolClient } from 'pg'
-import type { EventStore, Position } from '../application/ports/event-store.ts'
+import type { EventStore, Position, ReadItem } from '../application/ports/event-store.ts'
 import type { Logger } from '../logger.ts'
 import { REBUILD_LOCKS } from '../platform/postgres/names.ts'
 import { CHECKPOINTS_TABLE, readCheckpoints } from './checkpoints.ts'
@@ -74,18 +74,31 @@ const catchUp = async (
   let position = from
   let lastRecordedAt: Date | null = null
   let applied = 0
-  for (;;) {
-    const page = await deps.store.readAll({ ...(position === null ? {} : { from: position }), maxCount: batchSize })()
+  const read = async (after: Position | null): Promise<ReadonlyArray<ReadItem>> => {
+    const page = await deps.store.readAll({ ...(after === null ? {} : { from: after }), maxCount: batchSize })()
     if (E.isLeft(page)) throw new Error(`rebuild of ${projection.name}: reading the event log failed (${page.left._tag})`, { cause: page.left })
-    if (page.right.length === 0) return { position, lastRecordedAt, applied }
-    const items = page.right.map(decodeBatchItem)
-    applied += await applyPage(client, schema, projection, items, eventTable)
+    return page.right
+  }
+  let page = await read(position)
+  for (;;) {
+    if (page.length === 0) return { position, lastRecordedAt, applied }
+    const items = page.map(decodeBatchItem)
     const last = items.at(-1)
-    if (last !== undefined) {
-      position = last.position
-      if (last.ok) lastRecordedAt = last.recordedAt
+    // The next page is read (on another connection) while this one is applied: at most two pages in memory.
+    const next = last === undefined ? Promise.resolve<ReadonlyArray<ReadItem>>([]) : read(last.position)
+    try {
+      applied += await applyPage(client, schema, projection, items, eventTable)
+      if (last !== undefined) {
+        position = last.position
+        if (last.ok) lastRecordedAt = last.recordedAt
+      }
+      await perPage(applied, position)
+    } catch (e) {
+      // Never leave the read ahead unobserved: its failure after this one must not go unhandled.
+      await next.catch(() => undefined)
+      throw e
     }
-    await perPage(applied, position)
+    page = await next
   }
 }
 
