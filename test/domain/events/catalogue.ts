@@ -9,7 +9,7 @@ import type { SubscriptionEvent } from '../../../src/domain/subscription/index.t
 import * as order from '../order/builders.ts'
 import * as refund from '../refund/builders.ts'
 import * as sub from '../subscription/builders.ts'
-import { at, MERCHANT_ID } from '../support/values.ts'
+import { at, MERCHANT_ID, sat } from '../support/values.ts'
 
 /** Events of every type, decided by the aggregates from realistic commands (payer data included). */
 export const orderEvents = (): ReadonlyArray<OrderEvent> => {
@@ -121,7 +121,7 @@ export const trustEvents = (): ReadonlyArray<DomainEvent> => [
     receivedAt: at(9),
     fields: { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: order.ORDER_ID, order_status: 'PS', order_amount: '1.00', customer: { full_name: 'Somchai Jaidee', phone: '0812345678' }, sign: 'AAAA' },
   }),
-  refundAmountReserved.make({ merchantId: MERCHANT_ID, merchantOrderId: order.ORDER_ID, merchantRefundId: 'RF-1', amount: 2500n, currency: 'THB', basis: 'decided', source: 'notification', reservedAt: at(10) }),
+  refundAmountReserved.make({ merchantId: MERCHANT_ID, merchantOrderId: order.ORDER_ID, merchantRefundId: 'RF-1', amount: sat(2500n), currency: 'THB', basis: 'decided', source: 'notification', reservedAt: at(10) }),
   refundLedgersOpened.make({ merchantId: MERCHANT_ID, refundsCarried: 3, ordersCarried: 2, openedAt: at(11) }),
 ]
 
