@@ -164,7 +164,7 @@ const settings = {
   SATANG_HTTP_HOST: { codec: nonEmpty, default: '127.0.0.1', doc: 'address the HTTP API listens on' },
   SATANG_HTTP_PORT: { codec: intInRange('Port', 0, 65535), default: '8080', doc: 'port of the HTTP API' },
   SATANG_HTTP_BODY_LIMIT: { codec: intInRange('Bytes', 1024, 16_777_216), default: '262144', doc: 'largest request body accepted on any route, in bytes (413 naming the limit above it)' },
-  SATANG_HTTP_MAX_FIELD_LENGTH: { codec: intInRange('Characters', 64, 1_048_576), default: '4096', doc: 'longest string or key accepted in a request body or query, in characters (400 naming the field above it; a callback is quarantined instead)' },
+  SATANG_HTTP_MAX_FIELD_LENGTH: { codec: intInRange('Characters', 256, 1_048_576), default: '4096', doc: 'longest string or key accepted in a request body or query, in characters (400 naming the field above it; a callback is quarantined instead)' },
   SATANG_CALLBACK_RATE_LIMIT: { codec: intInRange('PerMinute', 0, 1_000_000), default: '120', doc: 'callbacks per minute per source address that do not verify (bad signature, another merchant, unreadable) before /callbacks answers 429; verified callbacks are never limited; 0 = no limit' },
   SATANG_CANONICALIZER: { codec: oneOf('Canonicalizer', Object.keys(canonicalizers)), default: 'satang-canonical-v1', doc: 'signing canonical-string strategy' },
   SATANG_GATEWAY_BASE_URL: { codec: url(['http', 'https']), default: undefined, doc: 'gateway base URL (requests go to {base}/gateway); unset = the built-in sandbox' },
