@@ -167,7 +167,7 @@ describe.skipIf(skipReason !== undefined)('the Kafka relay inside satang up, aft
     // The workload's streams, and the reconciliation runs of the scheduler inside satang up (when it has run the day before).
     expect([...streams].sort()).toEqual(expect.arrayContaining(['order', 'refund', 'subscription']))
     expect([...streams].filter((s) => !['order', 'refund', 'subscription', 'reconciliation'].includes(s ?? ''))).toEqual([])
-    expect([...new Set(events.map((e) => e.type))]).toEqual(expect.arrayContaining(['OrderCreated', 'StatusObserved', 'NotificationReceived', 'CallbackRejected', 'RefundRecorded', 'SubscriptionCreated', 'SubscriptionCharged']))
+    expect([...new Set(events.map((e) => e.type))]).toEqual(expect.arrayContaining(['OrderCreated', 'StatusObserved', 'NotificationReceived', 'CallbackQuarantined', 'RefundRecorded', 'SubscriptionCreated', 'SubscriptionCharged']))
 
     const messages = await consumeTopic(broker.brokers, topic)
     const check = checkDelivery(events, messages)
