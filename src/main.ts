@@ -116,6 +116,8 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       log,
       version: pkg.version,
       metrics,
+      bodyLimit: config.SATANG_HTTP_BODY_LIMIT,
+      maxFieldLength: config.SATANG_HTTP_MAX_FIELD_LENGTH,
       checks: [
         {
           name: 'database',

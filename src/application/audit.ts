@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { EventStore, EventStoreFailure, Json, JsonObject, ReadItem, RecordedEvent } from './ports/event-store.ts'
+import type { EventStore, EventStoreFailure, Json, JsonObject, Position, ReadItem, RecordedEvent } from './ports/event-store.ts'
 import type { ReadModelQueries } from './ports/read-models.ts'
 
 /**
@@ -108,3 +109,41 @@ export const auditTrailFromReadModel =
 /** The audit trail from the read model when there is one, else from the store. */
 export const readAuditTrail = (deps: { readonly store: EventStore; readonly readModels?: ReadModelQueries | undefined }, stream: string): TE.TaskEither<EventStoreFailure, AuditTrail | undefined> =>
   deps.readModels === undefined ? auditTrail(deps.store, stream) : auditTrailFromReadModel(deps.readModels, deps.store, stream)
+
+/** What a quarantined callback claims to be about: the ids it names (`claimed` of CallbackQuarantined). */
+export type QuarantineClaim = {
+  readonly merchantId: string
+  readonly kind: 'order' | 'refund' | 'subscription'
+  readonly id: string
+}
+
+/** A quarantined callback as the audit shows it: its quarantine stream and the event as stored. */
+export type QuarantinedEntry = AuditEntry & { readonly stream: string }
+
+const CLAIM_KEYS: Readonly<Record<QuarantineClaim['kind'], string>> = { order: 'merchantOrderId', refund: 'merchantRefundId', subscription: 'merchantSubscribeId' }
+
+const names = (data: JsonObject, claim: QuarantineClaim): boolean => {
+  const claimed = data['claimed']
+  if (!t.UnknownRecord.is(claimed)) return false
+  return claimed[CLAIM_KEYS[claim.kind]] === claim.id && (claimed['merchantId'] === claim.merchantId || claimed['merchantId'] === null)
+}
+
+/**
+ * The quarantined callbacks (CallbackQuarantined, in the `quarantine-…` streams) that name an order,
+ * refund or subscription: not part of its history, shown beside it for audit, each with its signature
+ * result (a forgery is unverified). Read from the event store (the quarantine streams only), in log order.
+ */
+export const quarantinedNaming =
+  (store: EventStore, claim: QuarantineClaim): TE.TaskEither<EventStoreFailure, ReadonlyArray<QuarantinedEntry>> =>
+  async () => {
+    const found: QuarantinedEntry[] = []
+    let from: Position | undefined
+    for (;;) {
+      const page = await store.readCategory('quarantine-', { ...(from === undefined ? {} : { from }), maxCount: 1000 })()
+      if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : { _tag: 'EventStoreFailure', operation: 'readCategory', retriable: false, cause: page.left })
+      for (const item of page.right) if (E.isRight(item) && item.right.type === 'CallbackQuarantined' && names(item.right.data, claim)) found.push({ stream: item.right.streamName, ...entryOfRecorded(item.right) })
+      const end = page.right[page.right.length - 1]
+      if (end === undefined) return E.right(found)
+      from = E.isRight(end) ? end.right.position : end.left.position
+    }
+  }

@@ -9,8 +9,8 @@ import { needsReview, refundStreamName, type Refund } from '../domain/refund/ind
 import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
 import { gatewayFailure } from './payments.ts'
-import { loadRefundOrderContext } from './refund-context.ts'
-import { conflict, invalid, notFound, notRecorded, ok, unavailable, unreadable, type UseCaseResult } from './results.ts'
+import { recordRefundDecision } from './refund-context.ts'
+import { conflict, invalid, notFound, notRecorded, ok, unreadable, type UseCaseResult } from './results.ts'
 import { load, orderKind, record, refundKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
@@ -109,13 +109,13 @@ export const makeRefunds = (deps: RecordingDeps): Refunds => {
       if (e._tag === 'GatewayRejected' && deps.resolve.notFoundCodes.includes(e.code)) return view(stream, 'ok', { refresh: { found: false, code: e.code, trace_id: e.traceId } })
       return gatewayFailure(e)
     }
-    const context = await loadRefundOrderContext(deps, deps.merchantId, answer.right.data.merchant_order_id, stream)
-    if (E.isLeft(context)) return unavailable('the event store could not be read', context.left)
-    const done = await recordRefund(
+    const done = await recordRefundDecision(
+      deps,
       stream,
-      () => ({ type: 'ObserveRefundByQuery', answer: answer.right.data, traceId: answer.right.traceId, observedAt: deps.now(), statusTable: deps.statusTables.refund, order: context.right }),
+      answer.right.data.merchant_order_id,
+      (order) => ({ type: 'ObserveRefundByQuery', answer: answer.right.data, traceId: answer.right.traceId, observedAt: deps.now(), statusTable: deps.statusTables.refund, order }),
       { cause, source: 'query', traceId: answer.right.traceId },
-    )()
+    )
     if (E.isLeft(done)) return notRecorded(done.left, (r) => r._tag)
     return view(stream, 'ok', { refresh: { found: true } })
   }

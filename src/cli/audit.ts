@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { verifyEventChain, type ChainBreak, type ChainVerification, type StreamHead } from '../adapters/eventstore/chain.ts'
-import { readAuditTrail, type AuditEntry, type AuditUndecodable } from '../application/audit.ts'
+import { quarantinedNaming, readAuditTrail, type AuditEntry, type AuditUndecodable, type QuarantineClaim, type QuarantinedEntry } from '../application/audit.ts'
 import { auditIdProblem, streamOf, type AuditKind } from '../application/index.ts'
 import type { Config } from '../config.ts'
 import { MerchantId } from '../domain/gateway/fields.ts'
@@ -29,6 +29,23 @@ const shortened = (arg: string): string => (arg.length <= 80 ? arg : `${arg.slic
 const asStreamName = (arg: string): string | null =>
   parseOrderStreamName(arg) !== null || parseRefundStreamName(arg) !== null || parseSubscriptionStreamName(arg) !== null || /^unmatched-callbacks-14\d{16,18}$/.test(arg) ? arg : null
 
+/** What quarantined callbacks would claim to be about, for a stream of an order, refund or subscription. */
+const claimOf = (stream: string): QuarantineClaim | null => {
+  const order = parseOrderStreamName(stream)
+  if (order !== null) return { merchantId: order.merchantId, kind: 'order', id: order.merchantOrderId }
+  const refund = parseRefundStreamName(stream)
+  if (refund !== null) return { merchantId: refund.merchantId, kind: 'refund', id: refund.merchantRefundId }
+  const subscription = parseSubscriptionStreamName(stream)
+  return subscription === null ? null : { merchantId: subscription.merchantId, kind: 'subscription', id: subscription.merchantSubscribeId }
+}
+
+const quarantineLineOf = (e: QuarantinedEntry): string => {
+  const reason = t.UnknownRecord.is(e.data) && typeof e.data['reason'] === 'string' ? e.data['reason'] : 'refused'
+  const verified = t.UnknownRecord.is(e.signature) && e.signature['verified'] === true
+  const parts = [e.recorded_at, `UNVERIFIED ${reason}`, verified ? 'signature verified (the fields were refused)' : signatureText(e.signature), `in ${e.stream}`]
+  return `${parts.join('  ')}\n    ${JSON.stringify(e.data)}`
+}
+
 const signatureText = (s: AuditEntry['signature']): string => {
   if (!t.UnknownRecord.is(s)) return ''
   const reason = s['reason']
@@ -40,6 +57,9 @@ const lineOf = (e: AuditEntry | AuditUndecodable): string => {
   const parts = [`#${String(e.stream_revision)}`, e.recorded_at, `${e.type} v${String(e.schema_version)}`, `source ${e.source}`, signatureText(e.signature), typeof e.trace_id === 'string' ? `trace_id ${e.trace_id}` : '']
   return `${parts.filter((p) => p !== '').join('  ')}\n    ${JSON.stringify(e.data)}`
 }
+
+const quarantineText = (stream: string, entries: ReadonlyArray<QuarantinedEntry>): string =>
+  `quarantined callbacks naming ${stream} (${String(entries.length)}; UNVERIFIED, not part of its history)\n${entries.map(quarantineLineOf).join('\n')}\n`
 
 /** Opens the database as `satang audit` does; null (exit code set) when it cannot be reached. */
 const openOrFail = async (config: Config, log: Logger, setExitCode: (code: number) => void): Promise<Database | null> => {
@@ -80,18 +100,25 @@ const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: nu
   try {
     // The read model when it exists (completed with any newer events from the store), else the store.
     const trail = await readAuditTrail({ store, readModels: makeReadModelQueries(readModelsOf(db)) }, stream)()
-    if (E.isLeft(trail)) {
-      process.stderr.write(`satang: the event store could not be read (${trail.left.operation})\n`)
+    const claim = claimOf(stream)
+    const quarantined = claim === null ? E.right<never, ReadonlyArray<QuarantinedEntry>>([]) : await quarantinedNaming(store, claim)()
+    if (E.isLeft(trail) || E.isLeft(quarantined)) {
+      const failed = E.isLeft(trail) ? trail.left : E.isLeft(quarantined) ? quarantined.left : undefined
+      process.stderr.write(`satang: the event store could not be read (${failed?.operation ?? 'read'})\n`)
       setExitCode(EXIT.failure)
       return
     }
+    // Callbacks quarantined as naming it are shown beside its trail, never in it: nothing verified them.
+    const aside = quarantined.right
     if (trail.right === undefined) {
+      if (aside.length > 0 && opts.json !== true) process.stdout.write(quarantineText(stream, aside))
+      if (aside.length > 0 && opts.json === true) process.stdout.write(`${JSON.stringify({ stream, events: [], quarantined: aside }, null, 2)}\n`)
       process.stderr.write(`satang: no events in stream ${stream}\n`)
       setExitCode(EXIT.negative)
       return
     }
-    if (opts.json === true) process.stdout.write(`${JSON.stringify(trail.right, null, 2)}\n`)
-    else process.stdout.write(`stream ${trail.right.stream} (${String(trail.right.events.length)} events)\n${trail.right.events.map(lineOf).join('\n')}\n`)
+    if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...trail.right, quarantined: aside }, null, 2)}\n`)
+    else process.stdout.write(`stream ${trail.right.stream} (${String(trail.right.events.length)} events)\n${trail.right.events.map(lineOf).join('\n')}\n${aside.length > 0 ? quarantineText(stream, aside) : ''}`)
     setExitCode(EXIT.ok)
   } finally {
     await store.close()
@@ -238,7 +265,7 @@ export const registerAuditCommand = (program: Command, setExitCode: (code: numbe
     .argument('<id>', 'a merchant_order_id (or, with --kind, a merchant_refund_id / merchant_subscribe_id), or a stream name such as order-140000000000000001-ORD-1')
     .option('--kind <kind>', 'what <id> names: order, refund or subscription (default: order, unless <id> is a stream name)')
     .option('--merchant-id <id>', 'the merchant (default: SATANG_MERCHANT_ID, or the built-in sandbox merchant)')
-    .option('--json', 'print the trail as JSON: { stream, events } with the events as GET /v1/audit/{kind}/{id} returns them')
+    .option('--json', 'print the trail as JSON: { stream, events, quarantined } with the events as GET /v1/audit/{kind}/{id} returns them, and the quarantined callbacks naming it (unverified)')
     // `satang audit help` audits an order named "help"; help is --help.
     .helpCommand(false)
     .addHelpText(

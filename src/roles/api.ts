@@ -167,7 +167,13 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
           tokens: matcher,
           acknowledge,
         }),
-        registerCallbackRoutes({ callbacks: recording.callbacks, now: deps.now, metrics: ctx.metrics }),
+        registerCallbackRoutes({
+          callbacks: recording.callbacks,
+          now: deps.now,
+          metrics: ctx.metrics,
+          rateLimitPerMinute: config.SATANG_CALLBACK_RATE_LIMIT,
+          maxFieldLength: config.SATANG_HTTP_MAX_FIELD_LENGTH,
+        }),
         registerConsoleRoutes({
           readModels: readModelsOf(db),
           store,

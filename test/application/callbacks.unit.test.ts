@@ -9,6 +9,9 @@ const STREAM = `order-${MERCHANT_ID}-ORD-9`
 const ORDER_ID = '261121000000000009'
 
 const ctx = (n: number) => ({ callbackId: `cb-${String(n)}`, receivedAt: new Date('2026-11-21T03:05:00.000Z') })
+/** Where callbacks received on 2026-11-21 (Bangkok) that satang does not trust are kept. */
+const QUARANTINE = 'quarantine-notification-2026-11-21'
+const REDIRECT_QUARANTINE = 'quarantine-redirect-2026-11-21'
 
 const paymentNotification = (status: string, over: Record<string, string> = {}) =>
   signedByGateway({
@@ -49,15 +52,44 @@ describe('payment notifications', () => {
     expect(eventsOf(store, STREAM)[4]?.metadata).toMatchObject({ source: 'notification', signature: { verified: true }, correlationId: 'cb-1' })
   })
 
-  it('a forged notification is refused, kept as CallbackRejected only, and changes no state', async () => {
+  it('a forged notification is refused, quarantined (not on the order it names), and changes no state', async () => {
     const { store, recording } = await withCheckout()
     const before = await statusOf(recording)
     const forged = { ...paymentNotification('PS'), order_amount: '1.00' }
     const r = await recording.callbacks.notification(forged, ctx(2))
     expect(r).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
-    expect(typesOf(store, STREAM).slice(3)).toEqual(['CallbackRejected'])
-    expect(eventsOf(store, STREAM)[3]?.metadata).toMatchObject({ signature: { verified: false } })
+    expect(typesOf(store, STREAM)).toHaveLength(3)
+    expect(typesOf(store, QUARANTINE)).toEqual(['CallbackQuarantined'])
+    expect(eventsOf(store, QUARANTINE)[0]?.metadata).toMatchObject({ source: 'notification', signature: { verified: false }, correlationId: 'cb-2' })
+    expect(eventsOf(store, QUARANTINE)[0]?.data).toMatchObject({ reason: 'bad_signature', signatureVerified: false, claimed: { merchantId: MERCHANT_ID, merchantOrderId: 'ORD-9' }, payload: { order_amount: '1.00' } })
     expect(await statusOf(recording)).toEqual(before)
+  })
+
+  it('the same forgery delivered again (another request, another id) is the one quarantine event already kept', async () => {
+    const { store, recording } = await withCheckout()
+    const forged = { ...paymentNotification('PS'), order_amount: '1.00' }
+    for (let i = 0; i < 5; i++) await recording.callbacks.notification(forged, ctx(100 + i))
+    await recording.callbacks.notification({ ...forged, order_amount: '2.00' }, ctx(200))
+    expect(typesOf(store, QUARANTINE)).toEqual(['CallbackQuarantined', 'CallbackQuarantined'])
+    expect(typesOf(store, STREAM)).toHaveLength(3)
+  })
+
+  it('a forgery naming an order satang never created opens no order stream', async () => {
+    const store = makeMemoryEventStore()
+    const recording = makeRecording(testDeps(store, makeFakeGateway()))
+    for (let i = 0; i < 20; i++) await recording.callbacks.notification({ ...paymentNotification('PS', { merchant_order_id: `NEVER-${String(i)}` }), sign: 'AAAA' }, ctx(300 + i))
+    expect(new Set(store.all().map((e) => e.streamName))).toEqual(new Set([QUARANTINE]))
+    expect(store.all()).toHaveLength(20)
+  })
+
+  it('trusted: only a verified callback of this merchant', () => {
+    const store = makeMemoryEventStore()
+    const { callbacks } = makeRecording(testDeps(store, makeFakeGateway()))
+    expect(callbacks.trusted(paymentNotification('PS'))).toBe(true)
+    expect(callbacks.trusted({ ...paymentNotification('PS'), order_amount: '1.00' })).toBe(false)
+    expect(callbacks.trusted(paymentNotification('PS', { merchant_id: '140000000000000002' }))).toBe(false)
+    expect(callbacks.trusted([paymentNotification('PS')])).toBe(false)
+    expect(callbacks.trusted(null)).toBe(false)
   })
 
   it('the same notification delivered twice yields one StatusObserved', async () => {
@@ -91,25 +123,28 @@ describe('payment notifications', () => {
     expect(r).toMatchObject({ _tag: 'Unknown' })
   })
 
-  it('a body without notify_type, or for another merchant, is kept in the unmatched stream', async () => {
+  it('a body without notify_type, or for another merchant, is quarantined', async () => {
     const { store, recording } = await withCheckout()
     const a = await recording.callbacks.notification({ hello: 'world' }, ctx(9))
     const b = await recording.callbacks.notification(paymentNotification('PS', { merchant_id: '140000000000000002' }), ctx(10))
     expect(a).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
     expect(b).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
-    expect(typesOf(store, unmatchedCallbacksStream(MERCHANT_ID))).toEqual(['CallbackRejected', 'CallbackRejected'])
+    expect(eventsOf(store, QUARANTINE).map((e) => e.data['reason'])).toEqual(['bad_signature', 'unknown_merchant'])
+    expect(typesOf(store, unmatchedCallbacksStream(MERCHANT_ID))).toEqual([])
   })
 })
 
 describe('callbacks carrying text no field may hold (issue 11)', () => {
-  it('a verified notification with NUL, a control character or a lone surrogate is quarantined: one CallbackRejected naming the fields, stored with escapes, no state change', async () => {
+  it('a verified notification with NUL, a control character or a lone surrogate is quarantined: one CallbackQuarantined naming the fields, stored with escapes, no state change', async () => {
     const { store, recording } = await withCheckout()
     const before = await statusOf(recording)
     const n = signedByGateway({ ...paymentNotification('PS'), order_desc: 'Lamp\u0000', product_code: 'P\ud800', 'extra\u0001': 'x\u0085' })
     const r = await recording.callbacks.notification(n, ctx(40))
     expect(r).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
-    expect(typesOf(store, STREAM).slice(3)).toEqual(['CallbackRejected'])
-    const data = eventsOf(store, STREAM)[3]?.data
+    expect(typesOf(store, STREAM)).toHaveLength(3)
+    expect(typesOf(store, QUARANTINE)).toEqual(['CallbackQuarantined'])
+    const data = eventsOf(store, QUARANTINE)[0]?.data
+    expect(data).toMatchObject({ reason: 'undecodable', signatureVerified: true })
     expect(data?.['violations']).toEqual(
       expect.arrayContaining([
         { path: 'order_desc', rule: 'must not contain NUL or other control characters (tab, line feed and carriage return are allowed)' },
@@ -122,13 +157,13 @@ describe('callbacks carrying text no field may hold (issue 11)', () => {
     expect(await statusOf(recording)).toEqual(before)
   })
 
-  it('a subscription callback naming its subscription with a NUL is kept in the unmatched stream, not under a stream of that name', async () => {
+  it('a subscription callback naming its subscription with a NUL is quarantined, not kept under a stream of that name', async () => {
     const store = makeMemoryEventStore()
     const recording = makeRecording(testDeps(store, makeFakeGateway()))
     const n = signedByGateway({ notify_type: 'SUBSCRIPTION', merchant_id: MERCHANT_ID, merchant_subscribe_id: 'S\u00001', recurring_bill_id: '1', status: 'SUCCESS' })
     const r = await recording.callbacks.notification(n, ctx(41))
     expect(r).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
-    expect(store.all().map((e) => [e.streamName, e.type])).toEqual([[unmatchedCallbacksStream(MERCHANT_ID), 'CallbackRejected']])
+    expect(store.all().map((e) => [e.streamName, e.type])).toEqual([[QUARANTINE, 'CallbackQuarantined']])
   })
 })
 
@@ -143,11 +178,13 @@ describe('checkout redirects', () => {
     expect(await statusOf(recording)).toMatchObject({ code: 'PI' })
   })
 
-  it('a forged redirect is refused and kept', async () => {
+  it('a forged redirect is refused and quarantined with the redirects of its day', async () => {
     const { store, recording } = await withCheckout()
     const form = { ...signedByGateway({ merchant_id: MERCHANT_ID, merchant_order_id: 'ORD-9', order_id: ORDER_ID, order_amount: '500.00', order_status: 'WP', order_currency: 'THB' }), order_status: 'PS' }
     expect(await recording.callbacks.checkoutRedirect(form, ctx(12))).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
-    expect(typesOf(store, STREAM).slice(3)).toEqual(['CallbackRejected'])
+    expect(typesOf(store, STREAM)).toHaveLength(3)
+    expect(typesOf(store, REDIRECT_QUARANTINE)).toEqual(['CallbackQuarantined'])
+    expect(eventsOf(store, REDIRECT_QUARANTINE)[0]?.metadata).toMatchObject({ source: 'redirect' })
   })
 })
 

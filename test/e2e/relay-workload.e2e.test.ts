@@ -164,10 +164,11 @@ describe.skipIf(skipReason !== undefined)('the Kafka relay inside satang up, aft
     await eventually('the relay caught up with the log', async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, topic)).eventsBehind === 0)
     const events = await readWholeLog(store)
     const streams = new Set(events.map((e) => e.streamName.split('-')[0]))
-    // The workload's streams, and the reconciliation runs of the scheduler inside satang up (when it has run the day before).
-    expect([...streams].sort()).toEqual(expect.arrayContaining(['order', 'refund', 'subscription']))
-    expect([...streams].filter((s) => !['order', 'refund', 'subscription', 'reconciliation'].includes(s ?? ''))).toEqual([])
-    expect([...new Set(events.map((e) => e.type))]).toEqual(expect.arrayContaining(['OrderCreated', 'StatusObserved', 'NotificationReceived', 'CallbackRejected', 'RefundRecorded', 'SubscriptionCreated', 'SubscriptionCharged']))
+    // The workload's streams (the forged notification's quarantine, the refunded orders' refundable ledgers), and
+    // the reconciliation runs of the scheduler inside satang up (when it has run the day before).
+    expect([...streams].sort()).toEqual(expect.arrayContaining(['order', 'refund', 'subscription', 'quarantine', 'refundable']))
+    expect([...streams].filter((s) => !['order', 'refund', 'subscription', 'reconciliation', 'quarantine', 'refundable'].includes(s ?? ''))).toEqual([])
+    expect([...new Set(events.map((e) => e.type))]).toEqual(expect.arrayContaining(['OrderCreated', 'StatusObserved', 'NotificationReceived', 'CallbackQuarantined', 'RefundRecorded', 'SubscriptionCreated', 'SubscriptionCharged']))
 
     const messages = await consumeTopic(broker.brokers, topic)
     const check = checkDelivery(events, messages)

@@ -1,8 +1,13 @@
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import * as t from 'io-ts'
 import { Counter, type Registry } from 'prom-client'
-import type { CallbackContext, Callbacks } from '../../application/callbacks.ts'
+import type { CallbackContext, CallbackRoute, Callbacks, UnreadableBody } from '../../application/callbacks.ts'
 import type { CallbackResult } from '../../application/results.ts'
-import { sendError } from './errors.ts'
+import type { Violation } from '../../domain/violations.ts'
+import { invalidRequest, sendError } from './errors.ts'
+import { DEFAULT_MAX_FIELD_LENGTH, overLongFields, refusedKeys } from './json-body.ts'
+import { makeRateLimiter } from './rate-limit.ts'
 
 /**
  * The gateway's callbacks under `/callbacks` (satang hands these URLs to the gateway in place of the
@@ -16,13 +21,24 @@ import { sendError } from './errors.ts'
  *   503: anything but `SUCCESS` makes the gateway deliver it again. Undecodable (it breaks the gateway
  *   spec, e.g. a NUL in a field) → quarantined: kept as CallbackRejected and acknowledged with 200
  *   `SUCCESS` (+ `x-satang-callback: rejected`), since delivering the same bytes again cannot help.
+ * Anything not verified is quarantined (application/callbacks.ts), keyed by the fingerprint of the
+ * bytes received. The routes read their bodies themselves (JSON or form, as raw bytes): the
+ * fingerprint is over what arrived, and a body that is not JSON is quarantined too (answered 400).
+ * Callbacks that do not verify are rate limited per source address; verified ones never are.
  */
 export type CallbackDeps = {
   readonly callbacks: Callbacks
   readonly now: () => Date
   /** Where `satang_callbacks_total{kind,outcome}` is registered (optional). */
   readonly metrics?: Registry
+  /** Callbacks that do not verify, per minute and source address, before 429 (`SATANG_CALLBACK_RATE_LIMIT`; 0 = no limit). Default 120. */
+  readonly rateLimitPerMinute?: number
+  /** Longest string or key of a callback's fields (`SATANG_HTTP_MAX_FIELD_LENGTH`); a longer one is quarantined. Default 4096. */
+  readonly maxFieldLength?: number
 }
+
+/** Default `SATANG_CALLBACK_RATE_LIMIT`. */
+export const DEFAULT_CALLBACK_RATE_LIMIT = 120
 
 export const CALLBACK_PATHS = {
   checkoutRedirect: '/callbacks/checkout-redirect',
@@ -42,7 +58,46 @@ const page = (reply: FastifyReply, status: number, title: string, text: string):
     .header('cache-control', 'no-store')
     .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></html>`)
 
-const contextOf = (request: FastifyRequest, now: () => Date): CallbackContext => ({ callbackId: request.id, receivedAt: now() })
+/** What a callback route read: fields (any JSON value, or a form's fields), or why it could not. */
+type ReadBody = { readonly _tag: 'Fields'; readonly fields: unknown } | { readonly _tag: 'Unreadable'; readonly body: UnreadableBody }
+
+const mediaTypeOf = (request: FastifyRequest): string => (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+
+const rawOf = (request: FastifyRequest): Buffer => (Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
+
+/** A form's fields, as @fastify/formbody reads them: a key given twice holds the list of its values. */
+const formFields = (text: string): Record<string, unknown> => {
+  const values = new Map<string, string[]>()
+  for (const [k, v] of new URLSearchParams(text)) values.set(k, [...(values.get(k) ?? []), v])
+  return Object.fromEntries([...values].map(([k, vs]) => [k, vs.length === 1 ? vs[0] : vs]))
+}
+
+const unreadable = (violations: ReadonlyArray<Violation>, fields: Readonly<Record<string, unknown>> | null): ReadBody => ({ _tag: 'Unreadable', body: { violations, fields } })
+
+const readBody = (request: FastifyRequest, maxFieldLength: number): ReadBody => {
+  const text = rawOf(request).toString('utf8')
+  let fields: unknown
+  if (mediaTypeOf(request) === 'application/x-www-form-urlencoded') fields = formFields(text)
+  else {
+    if (text.trim() === '') return unreadable([{ path: '', rule: 'body must not be empty' }], null)
+    try {
+      fields = JSON.parse(text)
+    } catch {
+      return unreadable([{ path: '', rule: 'body must be valid JSON' }], null)
+    }
+    const poisoned = refusedKeys(fields)
+    if (poisoned.length > 0) return unreadable(poisoned, null)
+  }
+  const tooLong = overLongFields(fields, maxFieldLength)
+  if (tooLong.length > 0) return unreadable(tooLong, t.UnknownRecord.is(fields) ? fields : null)
+  return { _tag: 'Fields', fields }
+}
+
+/** SHA-256 of what arrived: the route, the content type and the raw body (the gateway's signature is a field of it). */
+const fingerprintOf = (route: CallbackRoute, request: FastifyRequest): string =>
+  createHash('sha256').update(`${route}\n${request.headers['content-type'] ?? ''}\n`).update(rawOf(request)).digest('hex')
+
+const contextOf = (route: CallbackRoute, request: FastifyRequest, now: () => Date): CallbackContext => ({ callbackId: request.id, receivedAt: now(), fingerprint: fingerprintOf(route, request) })
 
 const redirectAnswer = (reply: FastifyReply, r: CallbackResult): FastifyReply => {
   switch (r._tag) {
@@ -93,11 +148,55 @@ export const registerCallbackRoutes =
       counter?.inc({ kind, outcome: outcomeOf(r) })
       return r
     }
-    app.post(CALLBACK_PATHS.checkoutRedirect, async (req, reply) =>
-      redirectAnswer(reply, counted('checkout_redirect', await deps.callbacks.checkoutRedirect(req.body, contextOf(req, deps.now)))),
-    )
-    app.post(CALLBACK_PATHS.subscriptionRedirect, async (req, reply) =>
-      redirectAnswer(reply, counted('subscription_redirect', await deps.callbacks.subscriptionRedirect(req.body, contextOf(req, deps.now)))),
-    )
-    app.post(CALLBACK_PATHS.notifications, async (req, reply) => notificationAnswer(reply, counted('notification', await deps.callbacks.notification(req.body, contextOf(req, deps.now)))))
+    const limit = deps.rateLimitPerMinute ?? DEFAULT_CALLBACK_RATE_LIMIT
+    const limiter = makeRateLimiter(limit, () => deps.now().getTime())
+    const maxFieldLength = deps.maxFieldLength ?? DEFAULT_MAX_FIELD_LENGTH
+    const limited = `more than ${String(limit)} callbacks a minute that do not verify came from this address (SATANG_CALLBACK_RATE_LIMIT); verified callbacks are never limited`
+
+    /**
+     * Reads the body, lets a verified callback through at once, counts any other against its source
+     * address (answering 429 over the limit, recording nothing), then records or quarantines it.
+     */
+    const handle = async (
+      route: CallbackRoute,
+      request: FastifyRequest,
+      reply: FastifyReply,
+      record: (fields: unknown, ctx: CallbackContext) => Promise<CallbackResult>,
+      answer: (reply: FastifyReply, r: CallbackResult) => FastifyReply,
+      answerUnreadable: (reply: FastifyReply, r: CallbackResult, violations: ReadonlyArray<Violation>) => FastifyReply,
+      answerLimited: (reply: FastifyReply) => FastifyReply,
+    ): Promise<FastifyReply> => {
+      const body = readBody(request, maxFieldLength)
+      if (body._tag === 'Unreadable' || !deps.callbacks.trusted(body.fields)) {
+        const wait = limiter.take(request.ip)
+        if (wait !== null) {
+          counter?.inc({ kind: route, outcome: 'rate_limited' })
+          return answerLimited(reply.header('retry-after', String(wait)))
+        }
+      }
+      const ctx = contextOf(route, request, deps.now)
+      if (body._tag === 'Unreadable') return answerUnreadable(reply, counted(route, await deps.callbacks.unreadable(route, body.body, ctx)), body.body.violations)
+      return answer(reply, counted(route, await record(body.fields, ctx)))
+    }
+
+    const redirectUnreadable = (reply: FastifyReply, r: CallbackResult): FastifyReply => redirectAnswer(reply, r)
+    const notificationUnreadable = (reply: FastifyReply, r: CallbackResult, violations: ReadonlyArray<Violation>): FastifyReply =>
+      r._tag === 'Rejected' ? invalidRequest(reply, violations) : notificationAnswer(reply, r)
+    const redirectLimited = (reply: FastifyReply): FastifyReply => page(reply, 429, 'Too many requests', 'Too many payment results that could not be verified came from this address. Please try again in a minute.')
+    const notificationLimited = (reply: FastifyReply): FastifyReply => sendError(reply, 429, { error: 'rate_limited', message: limited, retriable: true })
+
+    // The callbacks read their own bodies, as bytes (JSON or a form): the fingerprint is over what arrived.
+    void app.register(async (scope) => {
+      scope.removeAllContentTypeParsers()
+      scope.addContentTypeParser(['application/json', 'application/x-www-form-urlencoded'], { parseAs: 'buffer' }, (_request, body, done) => {
+        done(null, body)
+      })
+      scope.post(CALLBACK_PATHS.checkoutRedirect, async (req, reply) =>
+        handle('checkout_redirect', req, reply, deps.callbacks.checkoutRedirect, redirectAnswer, redirectUnreadable, redirectLimited),
+      )
+      scope.post(CALLBACK_PATHS.subscriptionRedirect, async (req, reply) =>
+        handle('subscription_redirect', req, reply, deps.callbacks.subscriptionRedirect, redirectAnswer, redirectUnreadable, redirectLimited),
+      )
+      scope.post(CALLBACK_PATHS.notifications, async (req, reply) => handle('notification', req, reply, deps.callbacks.notification, notificationAnswer, notificationUnreadable, notificationLimited))
+    })
   }

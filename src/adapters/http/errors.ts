@@ -26,14 +26,16 @@ const statusOf = (e: FastifyError | Error): number => ('statusCode' in e && type
  * that is too large is 413, a media type the route does not take is 415. Anything else is a defect:
  * logged, answered 500 without details.
  */
-export const registerErrorShapes = (app: FastifyInstance): void => {
+export const registerErrorShapes = (app: FastifyInstance, bodyLimit: number): void => {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const status = statusOf(error)
     const code = 'code' in error ? error.code : undefined
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
       return sendError(reply, 415, { error: 'unsupported_media_type', message: 'send application/json (callbacks of forms: application/x-www-form-urlencoded)' })
     }
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return sendError(reply, 413, { error: 'payload_too_large', message: 'the body is too large' })
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+      return sendError(reply, 413, { error: 'payload_too_large', message: `the body is larger than ${String(bodyLimit)} bytes (SATANG_HTTP_BODY_LIMIT)`, limit_bytes: bodyLimit })
+    }
     if (error instanceof BodyKeysRefused) return invalidRequest(reply, error.violations)
     if (status >= 400 && status < 500) {
       const rule = code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'body must not be empty' : code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError ? 'body must be valid JSON' : error.message

@@ -63,3 +63,42 @@ export const registerJsonBodies = (app: FastifyInstance): void => {
     })
   })
 }
+
+/** Default longest string (or key) of a request body or query, in characters (`SATANG_HTTP_MAX_FIELD_LENGTH`). */
+export const DEFAULT_MAX_FIELD_LENGTH = 4096
+
+/** Every string and key of `value` longer than `max` characters, by where it is (at most 20 reported). */
+export const overLongFields = (value: unknown, max: number, path = ''): ReadonlyArray<Violation> => {
+  const found: Violation[] = []
+  const rule = `must be at most ${String(max)} characters (SATANG_HTTP_MAX_FIELD_LENGTH)`
+  const walk = (v: unknown, at_: string, depth: number): void => {
+    if (found.length >= 20 || depth > 64) return
+    if (typeof v === 'string') {
+      if (v.length > max) found.push({ path: at_, rule })
+      return
+    }
+    if (Array.isArray(v)) {
+      v.forEach((x: unknown, i) => walk(x, at(at_, String(i)), depth + 1))
+      return
+    }
+    if (typeof v !== 'object' || v === null) return
+    for (const [key, x] of Object.entries(v)) {
+      if (key.length > max) found.push({ path: at(at_, `${key.slice(0, 32)}…`), rule: `key ${rule}` })
+      else walk(x, at(at_, key), depth + 1)
+    }
+  }
+  walk(value, path, 0)
+  return found
+}
+
+/**
+ * Field length limits on every route: a body (JSON or form) or query holding a string or key longer
+ * than `max` characters is answered 400 `invalid_request` naming each such field and the limit, before
+ * any route sees it. (Callbacks read their own bodies and quarantine such a callback instead.)
+ */
+export const registerFieldLimits = (app: FastifyInstance, max: number): void => {
+  app.addHook('preValidation', async (request) => {
+    const violations = [...overLongFields(request.query, max, 'query'), ...(Buffer.isBuffer(request.body) ? [] : overLongFields(request.body, max))]
+    if (violations.length > 0) throw new BodyKeysRefused(violations)
+  })
+}

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
 import { registerErrorShapes } from './errors.ts'
-import { registerJsonBodies } from './json-body.ts'
+import { DEFAULT_MAX_FIELD_LENGTH, registerFieldLimits, registerJsonBodies } from './json-body.ts'
 import { registerOpenApi, registerOpenApiRoute } from './openapi.ts'
 import { MAX_PATH_PARAM_LENGTH, frameworkErrors, registerRoutingErrors } from './routing.ts'
 
@@ -18,9 +18,14 @@ export type HttpServerDeps = {
   readonly version: string
   /** Route groups mounted beside `/healthz` and `/metrics`: the merchant API (`/v1`) and `/callbacks`. */
   readonly routes?: ReadonlyArray<(app: FastifyInstance) => void>
-  /** Largest request body accepted, in bytes. Default 256 KiB. */
+  /** Largest request body accepted, in bytes (`SATANG_HTTP_BODY_LIMIT`). Default 256 KiB. */
   readonly bodyLimit?: number
+  /** Longest string or key of a body or query, in characters (`SATANG_HTTP_MAX_FIELD_LENGTH`). Default 4096. */
+  readonly maxFieldLength?: number
 }
+
+/** Default largest request body, in bytes (`SATANG_HTTP_BODY_LIMIT`). */
+export const DEFAULT_BODY_LIMIT = 256 * 1024
 
 /** A prom-client registry with the process metrics; adapters register their own metrics on it. */
 export const makeMetricsRegistry = (): Registry => {
@@ -35,7 +40,7 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: deps.bodyLimit ?? 256 * 1024,
+    bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Callbacks and the API are small requests; a stalled client must not keep a connection forever.
     requestTimeout: 30_000,
     forceCloseConnections: 'idle',
@@ -49,9 +54,10 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   })
   // Redirect forms of the gateway arrive as application/x-www-form-urlencoded.
   void app.register(formbody)
-  registerErrorShapes(app)
+  registerErrorShapes(app, deps.bodyLimit ?? DEFAULT_BODY_LIMIT)
   registerJsonBodies(app)
   registerRoutingErrors(app)
+  registerFieldLimits(app, deps.maxFieldLength ?? DEFAULT_MAX_FIELD_LENGTH)
 
   app.get('/healthz', async (_req, reply) => {
     const results = await Promise.all(

@@ -4,6 +4,7 @@
  * `toEventToAppend`, `naturalKeyOf`).
  */
 export * from './codecs.ts'
+export * from './common/callback-quarantined.ts'
 export * from './common/callback-rejected.ts'
 export * from './common/discrepancy-observed.ts'
 export * from './common/notification-received.ts'

@@ -15,7 +15,10 @@ import { paymentRequestFailed } from '../order/events/payment-request-failed.ts'
 import { paymentRequested } from '../order/events/payment-requested.ts'
 import { statusObserved } from '../order/events/status-observed.ts'
 import { isRefundEvent, type RefundEvent } from '../refund/events/index.ts'
+import { refundAmountReserved } from '../refund/events/refund-amount-reserved.ts'
+import { refundLedgersOpened } from '../refund/events/refund-ledgers-opened.ts'
 import { refundRecorded } from '../refund/events/refund-recorded.ts'
+import { refundLedgerNaturalKey } from '../refund/ledger.ts'
 import { refundStatusObserved } from '../refund/events/refund-status-observed.ts'
 import { refundTracked } from '../refund/events/refund-tracked.ts'
 import { refundEventNaturalKey } from '../refund/stream.ts'
@@ -44,6 +47,7 @@ import {
   reconciliationRunStarted,
   reconciliationRunSuperseded,
 } from '../reconciliation/events/index.ts'
+import { callbackQuarantined, quarantineNaturalKey } from './common/callback-quarantined.ts'
 import { callbackRejected } from './common/callback-rejected.ts'
 import { discrepancyObserved } from './common/discrepancy-observed.ts'
 import { notificationReceived } from './common/notification-received.ts'
@@ -65,10 +69,13 @@ export const eventDefinitions = {
   NotificationReceived: notificationReceived,
   DiscrepancyObserved: discrepancyObserved,
   CallbackRejected: callbackRejected,
+  CallbackQuarantined: callbackQuarantined,
   QueryNotFound: queryNotFound,
   RefundTracked: refundTracked,
   RefundStatusObserved: refundStatusObserved,
   RefundRecorded: refundRecorded,
+  RefundAmountReserved: refundAmountReserved,
+  RefundLedgersOpened: refundLedgersOpened,
   SubscriptionRequested: subscriptionRequested,
   SubscriptionCreated: subscriptionCreated,
   SubscriptionUpdated: subscriptionUpdated,
@@ -163,6 +170,8 @@ export const naturalKeyOf = (stream: string, e: DomainEvent): string => {
   if (isRefundEvent(e)) return refundEventNaturalKey(stream, e)
   if (isRunEvent(e)) return runEventNaturalKey(stream, e)
   if (isBreakEvent(e)) return breakEventNaturalKey(stream, e)
+  if (e.type === 'CallbackQuarantined') return quarantineNaturalKey(stream, e.data.fingerprint)
+  if (e.type === 'RefundAmountReserved' || e.type === 'RefundLedgersOpened') return refundLedgerNaturalKey(stream, e)
   return subscriptionEventNaturalKey(stream, e)
 }
 
@@ -205,7 +214,10 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
     case 'StatusObserved':
     case 'RefundStatusObserved':
     case 'RefundRecorded':
+    case 'RefundAmountReserved':
       return e.data.source
+    case 'RefundLedgersOpened':
+      return 'operator'
     case 'DiscrepancyObserved':
       return e.data.source
     case 'RedirectReceived':
@@ -217,6 +229,7 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
     case 'SubscriptionSuspended':
       return 'notification'
     case 'CallbackRejected':
+    case 'CallbackQuarantined':
       return e.data.callback === 'checkout_redirect' || e.data.callback === 'subscription_redirect' ? 'redirect' : 'notification'
     case 'QueryNotFound':
       return 'query'

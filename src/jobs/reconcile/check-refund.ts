@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describeHandleError } from '../../application/command-handler.ts'
 import type { ScopedRefund } from '../../application/ports/read-models.ts'
-import { loadRefundOrderContext } from '../../application/refund-context.ts'
+import { recordRefundDecision } from '../../application/refund-context.ts'
 import { load, record, refundKind } from '../../application/streams.ts'
 import type { MismatchField } from '../../domain/events/common/discrepancy-observed.ts'
 import { notFoundObservationKey } from '../../domain/events/common/query-not-found.ts'
@@ -30,20 +30,6 @@ const commandFor = (run: RunContext, asked: Asked<RefundAnswer, RefundRecord>, o
   return a._tag === 'NotFound' ? { type: 'ObserveRefundNotFound', code: a.code, message: a.message, traceId: a.traceId, observedAt: now } : null
 }
 
-/**
- * What the refund's order allows, for the refund aggregate. Read from the order's stream and the other
- * refunds' only when this answer may record the refund (it succeeded and satang has not recorded it);
- * the rules use nothing of it otherwise. Refunds of one order are checked one after the other, so two
- * of them are never recorded against the same stale context.
- */
-const contextFor = async (run: RunContext, r: ScopedRefund, asked: Asked<RefundAnswer, RefundRecord>, s: RefundState): Promise<RefundOrderContext> => {
-  const fallback: RefundOrderContext = { paidAmount: null, currency: r.orderCurrency, refundedByOthers: 0n }
-  if (asked.raw === null || s._tag !== 'Refund' || s.recorded !== null) return fallback
-  const context = await loadRefundOrderContext(run.deps, run.merchantId, asked.raw.merchant_order_id, r.stream)
-  if (E.isLeft(context)) throw new ItemStoreFailed(`refund ${r.merchantRefundId}: the order's context: ${context.left}`)
-  return context.right
-}
-
 /** Queries one refund, records the answer through the refund aggregate (unless a dry run), and classifies it. */
 export const checkRefund = async (run: RunContext, r: ScopedRefund): Promise<ItemRecord> => {
   const asked = await askRefund(run.deps, r.merchantRefundId)
@@ -65,17 +51,35 @@ export const checkRefund = async (run: RunContext, r: ScopedRefund): Promise<Ite
 
   let after: RefundState | undefined
   let appended: ReadonlyArray<RefundEvent> = []
-  const order = await contextFor(run, r, asked, loaded.right.state)
-  const command = run.dryRun ? null : commandFor(run, asked, order)
-  if (command !== null) {
-    const handled = await record(run.deps, refundKind)(
-      r.stream,
-      (l) => {
-        classify(l.state)
-        return command
-      },
-      { cause: { correlationId: run.runId, causationId: run.runId }, source: 'reconciliation', traceId: asked.traceId },
-    )()
+  // A query answer is decided against the order's refundable ledger (application/refund-context.ts):
+  // two refunds of one order are never both recorded against the same stale total.
+  const provenance = { cause: { correlationId: run.runId, causationId: run.runId }, source: 'reconciliation', traceId: asked.traceId } as const
+  const raw = asked.raw
+  const notFound = commandFor(run, asked, { paidAmount: null, currency: r.orderCurrency, refundedByOthers: 0n })
+  const handled = run.dryRun
+    ? null
+    : raw !== null
+      ? await recordRefundDecision(
+          run.deps,
+          r.stream,
+          raw.merchant_order_id,
+          (order, l) => {
+            classify(l.state)
+            return { type: 'ObserveRefundByQuery', answer: raw, traceId: asked.traceId, observedAt: run.deps.now(), statusTable: run.deps.statusTables.refund, order }
+          },
+          provenance,
+        )
+      : notFound === null
+        ? null
+        : await record(run.deps, refundKind)(
+            r.stream,
+            (l) => {
+              classify(l.state)
+              return notFound
+            },
+            provenance,
+          )()
+  if (handled !== null) {
     if (E.isLeft(handled)) {
       if (handled.left._tag !== 'Rejected') throw new ItemStoreFailed(`refund ${r.merchantRefundId}: ${describeHandleError(handled.left, () => 'rejected')}`)
     } else {

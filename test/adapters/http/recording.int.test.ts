@@ -91,7 +91,7 @@ describe('recording against the sandbox', () => {
     expect(payment.json).toMatchObject({ paid: true, status: { code: 'PS', source: 'notification' }, merchant_urls: { notify_url: `${merchant.url}/notify` } })
   })
 
-  it('a forged notification is refused (401), changes nothing, and appears in the audit trail as CallbackRejected', async () => {
+  it('a forged notification is refused (401), changes nothing, is quarantined and not on the order it names', async () => {
     const created = await checkout('INT-2')
     // signed, but with the merchant's key instead of the gateway's
     const forged = signedForm(makeSigner(satangCanonicalV1, merchantPrivateKey), {
@@ -109,7 +109,7 @@ describe('recording against the sandbox', () => {
     const payment = await api('GET', '/v1/payments/INT-2')
     expect(payment.json).toMatchObject({ paid: false, status: { code: 'PI' } })
     const events = await auditOf('INT-2')
-    expect(events.at(-1)).toMatchObject({ type: 'CallbackRejected', source: 'notification', signature: { verified: false }, data: { reason: 'bad_signature' } })
+    expect(events.map((e) => e.type)).toEqual(['OrderCreated', 'PaymentRequested', 'PaymentRequestAccepted'])
     const metrics = await (await fetch(`${satang.httpUrl}/metrics`)).text()
     expect(metrics).toContain('satang_callbacks_total{kind="notification",outcome="rejected_bad_signature"} 1')
   })
@@ -148,7 +148,12 @@ describe('recording against the sandbox', () => {
     expect(trail.events.map((e) => e.type)).toEqual((await auditOf('INT-1')).map((e) => e.type))
     const byStream = await runCli(['audit', `order-${MERCHANT_ID}-INT-2`], { env, cwd: dir })
     expect(byStream.code).toBe(0)
-    expect(byStream.stdout).toContain('CallbackRejected v1  source notification  signature REJECTED')
+    expect(byStream.stdout).toContain(`quarantined callbacks naming order-${MERCHANT_ID}-INT-2 (1; UNVERIFIED, not part of its history)`)
+    expect(byStream.stdout).toMatch(/UNVERIFIED bad_signature {2}signature REJECTED \(.+\) {2}in quarantine-notification-\d{4}-\d{2}-\d{2}/)
+    const quarantinedJson = await runCli(['audit', 'INT-2', '--json'], { env, cwd: dir })
+    const withAside = JSON.parse(quarantinedJson.stdout) as { events: ReadonlyArray<AuditEvent>; quarantined: ReadonlyArray<AuditEvent> }
+    expect(withAside.events.map((e) => e.type)).not.toContain('CallbackQuarantined')
+    expect(withAside.quarantined).toMatchObject([{ type: 'CallbackQuarantined', signature: { verified: false }, data: { reason: 'bad_signature', claimed: { merchantOrderId: 'INT-2' } } }])
     const none = await runCli(['audit', 'NOPE', '--kind', 'refund'], { env, cwd: dir })
     expect([none.code, none.stderr]).toEqual([1, `satang: no events in stream refund-${MERCHANT_ID}-NOPE\n`])
     const bad = await runCli(['audit', 'INT-1', '--kind', 'invoice'], { env, cwd: dir })

@@ -11,7 +11,7 @@ import { GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM } from '.
  * signing vectors' keys (written into `dir`, also its data directory), on a free port, with one API
  * token of every scope.
  */
-export const startTestSatang = async (o: { readonly databaseUrl: string; readonly gatewayUrl: string; readonly dir: string; readonly token: string }): Promise<Running> => {
+export const startTestSatang = async (o: { readonly databaseUrl: string; readonly gatewayUrl: string; readonly dir: string; readonly token: string; readonly settings?: Readonly<Record<string, string>> }): Promise<Running> => {
   writeFileSync(join(o.dir, 'merchant.pem'), MERCHANT_PRIVATE_KEY_PEM)
   writeFileSync(join(o.dir, 'gateway.pem'), GATEWAY_PUBLIC_KEY_PEM)
   const config = decodeConfig({
@@ -24,6 +24,7 @@ export const startTestSatang = async (o: { readonly databaseUrl: string; readonl
     SATANG_API_TOKENS: `test:${o.token}:payments:write+read+audit`,
     SATANG_DATA_DIR: o.dir,
     SATANG_LOG_LEVEL: 'silent',
+    ...o.settings,
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
   return startSatang(config.right, silentLogger())

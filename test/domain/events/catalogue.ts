@@ -1,4 +1,6 @@
+import { quarantineCallback } from '../../../src/domain/events/common/callback-quarantined.ts'
 import type { DomainEvent } from '../../../src/domain/events/registry.ts'
+import { refundAmountReserved, refundLedgersOpened } from '../../../src/domain/refund/index.ts'
 import type { OrderEvent } from '../../../src/domain/order/index.ts'
 import { decideAcknowledge, initialBreakState } from '../../../src/domain/reconciliation/index.ts'
 import { runEventsOf } from '../reconciliation/run-events.ts'
@@ -7,7 +9,7 @@ import type { SubscriptionEvent } from '../../../src/domain/subscription/index.t
 import * as order from '../order/builders.ts'
 import * as refund from '../refund/builders.ts'
 import * as sub from '../subscription/builders.ts'
-import { at, MERCHANT_ID } from '../support/values.ts'
+import { at, MERCHANT_ID, sat } from '../support/values.ts'
 
 /** Events of every type, decided by the aggregates from realistic commands (payer data included). */
 export const orderEvents = (): ReadonlyArray<OrderEvent> => {
@@ -107,5 +109,21 @@ export const reconciliationEvents = (): ReadonlyArray<DomainEvent> => {
   return [...run, ...superseded, ...ack.right]
 }
 
-export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents()]
+/** A forged notification (payer data included, to be redacted) quarantined; an order's refundable ledger and the upgrade marker. */
+export const trustEvents = (): ReadonlyArray<DomainEvent> => [
+  quarantineCallback({
+    callback: 'payment_notification',
+    reason: 'bad_signature',
+    detail: 'signature does not match the gateway key',
+    violations: [],
+    fingerprint: 'a'.repeat(64),
+    signatureVerified: false,
+    receivedAt: at(9),
+    fields: { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: order.ORDER_ID, order_status: 'PS', order_amount: '1.00', customer: { full_name: 'Somchai Jaidee', phone: '0812345678' }, sign: 'AAAA' },
+  }),
+  refundAmountReserved.make({ merchantId: MERCHANT_ID, merchantOrderId: order.ORDER_ID, merchantRefundId: 'RF-1', amount: sat(2500n), currency: 'THB', basis: 'decided', source: 'notification', reservedAt: at(10) }),
+  refundLedgersOpened.make({ merchantId: MERCHANT_ID, refundsCarried: 3, ordersCarried: 2, openedAt: at(11) }),
+]
+
+export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents(), ...trustEvents()]
 

@@ -27,3 +27,6 @@ const refundTypes: ReadonlySet<string> = new Set(REFUND_EVENT_TYPES)
 
 /** Whether an event belongs to a refund stream. */
 export const isRefundEvent = <Ev extends { readonly type: string }>(e: Ev): e is Extract<Ev, RefundEvent> => refundTypes.has(e.type)
+
+export * from './refund-amount-reserved.ts'
+export * from './refund-ledgers-opened.ts'
