@@ -44,6 +44,8 @@ import {
   reconciliationRunStarted,
   reconciliationRunSuperseded,
 } from '../reconciliation/events/index.ts'
+import { ledgerPeriodClosed } from '../ledger/events/ledger-period-closed.ts'
+import { isLedgerPeriodEvent, ledgerPeriodEventNaturalKey } from '../ledger/period.ts'
 import { callbackRejected } from './common/callback-rejected.ts'
 import { discrepancyObserved } from './common/discrepancy-observed.ts'
 import { notificationReceived } from './common/notification-received.ts'
@@ -87,6 +89,7 @@ export const eventDefinitions = {
   ReconciliationRunCompleted: reconciliationRunCompleted,
   ReconciliationRunSuperseded: reconciliationRunSuperseded,
   ReconciliationBreakAcknowledged: reconciliationBreakAcknowledged,
+  LedgerPeriodClosed: ledgerPeriodClosed,
 } as const
 
 type Definitions = typeof eventDefinitions
@@ -163,6 +166,7 @@ export const naturalKeyOf = (stream: string, e: DomainEvent): string => {
   if (isRefundEvent(e)) return refundEventNaturalKey(stream, e)
   if (isRunEvent(e)) return runEventNaturalKey(stream, e)
   if (isBreakEvent(e)) return breakEventNaturalKey(stream, e)
+  if (isLedgerPeriodEvent(e)) return ledgerPeriodEventNaturalKey(stream, e)
   return subscriptionEventNaturalKey(stream, e)
 }
 
@@ -229,6 +233,7 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
     case 'ReconciliationRunSuperseded':
       return 'reconciliation'
     case 'ReconciliationBreakAcknowledged':
+    case 'LedgerPeriodClosed':
       return 'operator'
   }
 }
