@@ -48,8 +48,9 @@ afterAll(async () => {
 const startChild = async (batch: number): Promise<ChildProcessWithoutNullStreams> => {
   const c = spawn(process.execPath, [CHILD], {
     env: { ...process.env, PROJ_DATABASE_URL: testDatabaseUrl(), PROJ_EVENT_SCHEMA: es.schema, PROJ_SCHEMA: schema, PROJ_BATCH: String(batch) },
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   })
+  c.stderr.pipe(process.stderr)
   children.push(c)
   let out = ''
   c.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
