@@ -2,6 +2,7 @@ import { Command, CommanderError, Help } from 'commander'
 import pkg from '../package.json' with { type: 'json' }
 import { registerAuditCommand } from './cli/audit.ts'
 import { EXIT, UsageError } from './cli/io.ts'
+import { registerLedgerCommand } from './cli/ledger.ts'
 import { registerProjectCommand } from './cli/project.ts'
 import { registerRelayCommand } from './cli/relay.ts'
 import { registerReconcileCommand } from './cli/reconcile.ts'
@@ -25,6 +26,7 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerProjectCommand(program, setExitCode)
   registerReconcileCommand(program, setExitCode)
   registerReportCommand(program, setExitCode)
+  registerLedgerCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
   registerRelayCommand(program, setExitCode)
   listNestedCommands(program)

@@ -2,6 +2,7 @@ import type { Verifier } from '../domain/gateway/signing.ts'
 import type { StatusTable } from '../domain/gateway/statuses.ts'
 import type { Logger } from '../logger.ts'
 import type { EventStore } from './ports/event-store.ts'
+import type { StreamLocks } from './ports/job-lock.ts'
 import type { GatewayPort } from './ports/gateway.ts'
 import type { ReadModelQueries } from './ports/read-models.ts'
 import type { AggregateStreamCache } from './stream-cache.ts'
@@ -46,6 +47,11 @@ export type RecordingDeps = {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>
   readonly log: Logger
   readonly resolve: ResolvePolicy
+  /**
+   * Who may act on a create whose outcome is not recorded, across every satang process on the database:
+   * its sender while it is in flight, or one resolver (database locks, never process memory).
+   */
+  readonly streamLocks: StreamLocks
   /** Called after each crash point; kills the process when the test configured that point. */
   readonly crashPoint: (point: CrashPoint) => void
   /** Aborted when satang stops: background resolution ends. */

@@ -20,22 +20,34 @@ export type ResolutionStep =
   | { readonly _tag: 'Pending'; readonly why: string; readonly inFlightForMs?: number }
   | { readonly _tag: 'QueryFailed'; readonly error: GatewayError }
 
-/** Streams whose create this process is sending right now: they are not "interrupted". */
-export type InFlight = Set<string>
-
 const describe = (e: GatewayError): string => (e._tag === 'GatewayRejected' ? `gateway code ${String(e.code)} ${e.message}` : e._tag)
 
-/** One attempt: if the order still awaits its outcome, query the gateway and record what it says. */
-export const resolveOnce = async (deps: RecordingDeps, inFlight: InFlight, stream: string, cause: Cause): Promise<ResolutionStep> => {
+/**
+ * One attempt: if the order still awaits its outcome, query the gateway and record what it says. Only
+ * the holder of the stream's lock acts (the sender holds it while the create is in flight; one resolver
+ * otherwise), whichever satang process it runs in: the others are told it is pending.
+ */
+export const resolveOnce = async (deps: RecordingDeps, stream: string, cause: Cause): Promise<ResolutionStep> => {
+  const lease = await deps.streamLocks.tryLock(stream)()
+  if (E.isLeft(lease)) return { _tag: 'Pending', why: `the resolution lock could not be taken (${lease.left.cause instanceof Error ? lease.left.cause.message : 'database error'})` }
+  if (lease.right === null) return { _tag: 'Pending', why: 'the create is in flight, or being resolved, in this or another satang process' }
+  try {
+    return await resolveHolding(deps, stream, cause)
+  } finally {
+    await lease.right.release()
+  }
+}
+
+const resolveHolding = async (deps: RecordingDeps, stream: string, cause: Cause): Promise<ResolutionStep> => {
   const recordOrder = record(deps, orderKind)
   const loaded = await load(deps, orderKind, stream)()
   if (E.isLeft(loaded)) return { _tag: 'Pending', why: loaded.left._tag }
   const s = loaded.right.state
   if (s._tag !== 'Order' || !awaitsOutcome(s)) return { _tag: 'Resolved' }
   if (s.request.phase === 'requested') {
-    if (inFlight.has(stream)) return { _tag: 'Pending', why: 'the create is in flight' }
-    // Another satang process may be sending it right now: a create stays in flight at most a gateway
-    // timeout, so a younger one is not taken for an interrupted one (which would refuse its sender's outcome).
+    // Its sender's lock may have been lost with its session (the database went away) while it still
+    // sends: a create stays in flight at most a gateway timeout, so a younger one is not taken for an
+    // interrupted one (which would refuse its sender's outcome).
     const left = s.request.requestedAt.getTime() + deps.resolve.notFoundAfterMs - deps.now().getTime()
     if (left > 0) return { _tag: 'Pending', why: 'the create may still be in flight in another satang process', inFlightForMs: left }
   }
@@ -89,18 +101,16 @@ export type Resolver = {
   readonly recover: (cause: Cause) => Promise<number>
   /** Settles when no resolution is running (tests, shutdown). */
   readonly idle: () => Promise<void>
-  readonly inFlight: InFlight
 }
 
 export const makeResolver = (deps: RecordingDeps): Resolver => {
   const log = deps.log.child({ component: 'payment-resolution' })
-  const inFlight: InFlight = new Set()
   const running = new Map<string, Promise<void>>()
 
   const loop = async (stream: string, cause: Cause): Promise<void> => {
     let waitedForFlight = false
     for (let attempt = 1; attempt <= deps.resolve.maxAttempts && !deps.stopping.aborted; attempt++) {
-      const step = await resolveOnce(deps, inFlight, stream, cause)
+      const step = await resolveOnce(deps, stream, cause)
       if (step._tag === 'Pending' && step.inFlightForMs !== undefined && !waitedForFlight) {
         // Not an attempt (nothing was asked): wait once until the create can no longer be in flight.
         log.info({ stream, retryInMs: step.inFlightForMs }, 'the create may still be in flight; resolving it once it cannot be')
@@ -182,11 +192,10 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
 
   return {
     schedule,
-    resolveOnce: (stream, cause) => resolveOnce(deps, inFlight, stream, cause),
+    resolveOnce: (stream, cause) => resolveOnce(deps, stream, cause),
     recover,
     idle: async () => {
       while (running.size > 0) await Promise.all([...running.values()])
     },
-    inFlight,
   }
 }

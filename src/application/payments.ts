@@ -198,7 +198,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
   }
 
   /** Records the create's outcome; the answer the merchant gets. */
-  const recordOutcome = async (stream: string, chain: Cause, answer: E.Either<GatewayError, CreateAnswer>): Promise<UseCaseResult> => {
+  const recordOutcome = async (stream: string, chain: Cause, answer: E.Either<GatewayError, CreateAnswer>, afterAppend: () => Promise<void>): Promise<UseCaseResult> => {
     const now = deps.now()
     const outcome: Outcome = E.isRight(answer)
       ? {
@@ -208,7 +208,7 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
           answer: (view) => ok(view, 'created'),
         }
       : failureOutcome(answer.left, now)
-    const recorded = await recordOrder(stream, () => outcome.command, { cause: chain, source: outcome.source, traceId: outcome.traceId })()
+    const recorded = await recordOrder(stream, () => outcome.command, { cause: chain, source: outcome.source, traceId: outcome.traceId })().finally(afterAppend)
     if (E.isLeft(recorded) && recorded.left._tag === 'Rejected' && recorded.left.rejection._tag === 'NoPaymentRequestPending') {
       // The order moved on while the create was in flight (another process took it for interrupted, or an
       // observation resolved it): what is recorded stands, and is resolved by query if still open.
@@ -294,16 +294,25 @@ export const makePayments = (deps: RecordingDeps, resolver: Resolver): Payments 
   }
 
   const sendAndRecord = async (stream: string, chain: Cause, send: () => Promise<E.Either<GatewayError, CreateAnswer>>): Promise<UseCaseResult> => {
-    // While it is in flight, a resolution must not take the missing outcome for an interruption.
-    resolver.inFlight.add(stream)
+    // While it is in flight and until its outcome is recorded, the sender holds the stream's lock: no
+    // resolver (in any satang process) takes the missing outcome for an interruption. Without the lock
+    // (the database did not answer) it sends all the same: it won the request, and resolvers also wait
+    // a gateway timeout before they take a create for interrupted.
+    const lease = await deps.streamLocks.tryLock(stream)()
+    if (E.isLeft(lease) || lease.right === null) log.warn({ stream, why: E.isLeft(lease) ? 'LockFailure' : 'held' }, 'sending a create without its stream lock')
+    const held = E.isRight(lease) ? lease.right : null
+    const release = async (): Promise<void> => {
+      await held?.release()
+    }
     let answer: E.Either<GatewayError, CreateAnswer>
     try {
       answer = await send()
       deps.crashPoint('GatewayAnswer')
-    } finally {
-      resolver.inFlight.delete(stream)
+    } catch (e) {
+      await release()
+      throw e
     }
-    return recordOutcome(stream, chain, answer)
+    return recordOutcome(stream, chain, answer, release)
   }
 
   const get = async (merchantOrderId: string, refresh: boolean, cause: Cause): Promise<UseCaseResult> => {

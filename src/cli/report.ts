@@ -2,13 +2,13 @@ import type { Command } from 'commander'
 import { stringify } from 'csv-stringify/sync'
 import * as E from 'fp-ts/lib/Either.js'
 import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
-import { currencyTotals, isBalancedTotals, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
+import { currencyTotals, isBalancedTotals, ledgerPeriodsJson, ledgerPeriodsText, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
 import { parseAsOf } from '../application/as-of.ts'
 import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
 import { readTrialBalanceAsOf } from '../projections/ledger-as-of.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
-import { ledgerExists, readTrialBalance } from '../projections/ledger.ts'
+import { ledgerExists, readLedgerPeriods, readTrialBalance } from '../projections/ledger.ts'
 import { EXIT, UsageError } from './io.ts'
 import { addReconciliationReport, addReportVerify } from './report-reconciliation.ts'
 
@@ -19,6 +19,11 @@ Prints the trial balance of the double-entry ledger (read model "ledger", view t
 row per account, channel and currency with total debits, credits and the balance (debits minus
 credits), then a totals line per currency showing debits = credits. Amounts are baht with two
 decimals (--json and --csv also give satang).
+
+Then the periods: which Asia/Bangkok business days are closed (satang ledger close), by whom, when and
+by which version of the posting rules, where the open period starts and which rule version it is
+posted by, and how many adjustment lines book rule changes for facts of closed periods (--json: the
+key "periods"; --csv leaves them out). Closed periods are as the ledger holds them now, also with --as-of.
 
 Reads the database configured by SATANG_* (see README "Configuration"): SATANG_DATABASE_URL, or the
 embedded PostgreSQL of satang up. Exit codes: 0 printed and balanced; 1 the ledger does not exist yet
@@ -82,9 +87,10 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
             await store.close()
           }
         }
-        if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...trialBalanceJson(rows, scope.right), ...(asOfLog === null ? {} : { as_of_log: asOfLog }) }, null, 2)}\n`)
+        const periods = await readLedgerPeriods({ pool: db.pool, schema: READ_MODEL_SCHEMA })
+        if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...trialBalanceJson(rows, scope.right), periods: ledgerPeriodsJson(periods), ...(asOfLog === null ? {} : { as_of_log: asOfLog }) }, null, 2)}\n`)
         else if (opts.csv === true) process.stdout.write(stringify(trialBalanceCsvRecords(rows).map((r) => [...r]), { header: true, columns: [...TRIAL_BALANCE_CSV_COLUMNS] }))
-        else process.stdout.write(`${asOfLog === null ? '' : `As the event log stood at ${asOfLog.requested} (up to position ${asOfLog.position ?? 'none: the log was empty'})\n`}${trialBalanceText(rows, scope.right)}`)
+        else process.stdout.write(`${asOfLog === null ? '' : `As the event log stood at ${asOfLog.requested} (up to position ${asOfLog.position ?? 'none: the log was empty'})\n`}${trialBalanceText(rows, scope.right)}\n${ledgerPeriodsText(periods)}`)
         const balanced = isBalancedTotals(currencyTotals(rows))
         if (!balanced) process.stderr.write('satang: the trial balance is NOT balanced (debits ≠ credits): report this as a defect\n')
         setExitCode(balanced ? EXIT.ok : EXIT.negative)

@@ -35,9 +35,33 @@ export const readModelMigrations = (schema: string, projections: ReadonlyArray<P
   ...projections.map((p) => projectionMigration(schema, p)),
   // The Kafka relay's checkpoints live beside the projections' (its SQL is the relay's: jobs/relay-checkpoint.ts).
   { name: 'relay_checkpoints_v1', up: async (db) => void (await db.raw(createRelayCheckpointsTable(schema))) },
+  // The ledger with rule versions and closed periods: its tables change, so they are created again and
+  // rebuilt from the log (no close can exist before this migration).
+  ...ledgerV2Migration(schema, projections),
   // An index added to a table that exists already (created with the table from then on).
   ...(projections.some((p) => p.name === 'reconciliation') ? [{ name: 'reconciliation_breaks_open_order_idx_v1', up: async (db: Knex) => void (await db.raw(openBreaksOrderIndex(schema))) }] : []),
 ]
+
+const ledgerV2Migration = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => {
+  const ledger = projections.find((p) => p.name === 'ledger')
+  if (ledger === undefined) return []
+  return [
+    {
+      name: 'projection_ledger_v2_rule_versions',
+      up: async (db) => {
+        for (const view of ledger.views ?? []) await db.raw(`drop view if exists ${qualified(schema, view)}`)
+        for (const table of ledger.tables) await db.raw(`drop table if exists ${qualified(schema, table)}`)
+        for (const sql of ledger.createTables(schema)) await db.raw(sql)
+        for (const sql of ledger.createViews?.(schema) ?? []) await db.raw(sql)
+        await db.raw(
+          `update ${qualified(schema, CHECKPOINTS_TABLE)} set position = null, last_recorded_at = null, events_applied = 0, updated_at = now(),
+             failed_at = null, failure = null, failure_stream = null, failure_position = null where name = ?`,
+          [ledger.name],
+        )
+      },
+    },
+  ]
+}
 
 const sourceOf = (migrations: ReadonlyArray<ReadModelMigration>): Knex.MigrationSource<ReadModelMigration> => ({
   getMigrations: async () => [...migrations],

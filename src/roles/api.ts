@@ -9,6 +9,7 @@ import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
 import { registerReconciliationMetrics } from '../adapters/http/reconciliation-metrics.ts'
 import { registerReconciliationRoutes } from '../adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../adapters/http/v1-routes.ts'
+import { makePostgresStreamLocks } from '../adapters/postgres/job-lock.ts'
 import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../application/deps.ts'
 import type { UseCaseResult } from '../application/results.ts'
 import { makeRecording, type Recording } from '../application/index.ts'
@@ -109,6 +110,8 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
     const stopping = new AbortController()
     const streamCache = makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE)
     registerStreamCacheMetrics(ctx.metrics, streamCache)
+    const streamLocks = makePostgresStreamLocks({ pool: db.pool, log })
+    closers.push(streamLocks.close)
     const deps: RecordingDeps = {
       store,
       gateway: gateway.client,
@@ -130,6 +133,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
         notFoundAfterMs: config.SATANG_GATEWAY_TIMEOUT_MS,
         notFoundCodes: config.SATANG_GATEWAY_NOT_FOUND_CODES,
       },
+      streamLocks,
       crashPoint: crashPointOf(config, log),
       stopping: stopping.signal,
       readModels: makeReadModelQueries(readModelsOf(db)),

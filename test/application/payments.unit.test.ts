@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { makeRecording } from '../../src/application/index.ts'
 import type { UseCaseResult } from '../../src/application/results.ts'
 import { makeMemoryEventStore } from './memory-event-store.ts'
-import { CALLBACKS, cause, eventsOf, makeClock, makeFakeGateway, MERCHANT_ID, refused, rejected, testDeps, timedOut, typesOf } from './support.ts'
+import { CALLBACKS, cause, eventsOf, makeClock, makeFakeGateway, makeMemoryStreamLocks, MERCHANT_ID, refused, rejected, testDeps, timedOut, typesOf } from './support.ts'
 
 const STREAM = `order-${MERCHANT_ID}-ORD-1`
 
@@ -212,6 +212,40 @@ describe('a create in flight in another process', () => {
     expect(answered).toMatchObject({ _tag: 'Ok', status: 'created' })
     expect(typesOf(store, STREAM)).toEqual(['OrderCreated', 'PaymentRequested', 'PaymentRequestAccepted'])
     expect(gateway.count('queryPayment')).toBe(0)
+  })
+})
+
+describe('the stream lock of a create in flight (shared by every process on the database)', () => {
+  it('keeps a resolver of another process off the order even past a gateway timeout, until the sender has recorded the outcome', async () => {
+    const store = makeMemoryEventStore()
+    const gateway = makeFakeGateway()
+    gateway.answer('applyCheckout', applyAnswer())
+    gateway.answer('queryPayment', queryAnswer('PS'))
+    let release = (): void => undefined
+    const released = new Promise<void>((r) => (release = r))
+    const slow = { ...gateway, applyCheckout: (...args: Parameters<typeof gateway.applyCheckout>) => async () => {
+      await released
+      return gateway.applyCheckout(...args)()
+    } }
+    const clock = makeClock()
+    const database = makeMemoryStreamLocks()
+    const sender = makeRecording(testDeps(store, slow, { now: clock.now, streamLocks: database }))
+    const sending = sender.payments.create('checkout', checkoutInput(), cause)
+    for (let i = 0; i < 20 && !database.held.has(STREAM); i++) await new Promise((r) => setTimeout(r, 1))
+    expect(database.held.has(STREAM)).toBe(true)
+
+    // The sender's gateway call outlives the timeout the time guard trusts: the lock still stops the other process.
+    clock.advance(60_000)
+    const other = makeRecording(testDeps(store, gateway, { now: clock.now, streamLocks: database, stopping: AbortSignal.abort() }))
+    expect(await other.resolver.resolveOnce(STREAM, cause)).toMatchObject({ _tag: 'Pending', why: expect.stringContaining('in flight, or being resolved') })
+    expect(typesOf(store, STREAM)).toEqual(['OrderCreated', 'PaymentRequested'])
+
+    release()
+    expect(await sending).toMatchObject({ _tag: 'Ok', status: 'created' })
+    expect(database.held.size).toBe(0)
+    expect(typesOf(store, STREAM)).toEqual(['OrderCreated', 'PaymentRequested', 'PaymentRequestAccepted'])
+    expect(gateway.count('queryPayment')).toBe(0)
+    expect(await other.resolver.resolveOnce(STREAM, cause)).toEqual({ _tag: 'Resolved' })
   })
 })
 

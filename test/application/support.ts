@@ -6,6 +6,7 @@ import type { GatewayResult } from '../../src/application/ports/gateway.ts'
 import { makeSigner, signedForm } from '../../src/domain/gateway/signing.ts'
 import type { CrashPoint, GatewayPort, RecordingDeps } from '../../src/application/deps.ts'
 import type { RecordedEvent } from '../../src/application/ports/event-store.ts'
+import type { StreamLocks } from '../../src/application/ports/job-lock.ts'
 import { satangCanonicalV1 } from '../../src/domain/gateway/canonical.ts'
 import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE } from '../../src/domain/gateway/statuses.ts'
 import { silentLogger } from '../../src/logger.ts'
@@ -102,6 +103,25 @@ export const makeClock = (start = '2026-11-21T03:00:00.000Z'): TestClock => {
   return { now: () => new Date(t), advance: (ms) => (t += ms) }
 }
 
+/** Stream locks of one database, in memory (unit tests; the PostgreSQL ones are tested in test/application/resolution-processes.int.test.ts). */
+export const makeMemoryStreamLocks = (): StreamLocks & { readonly held: ReadonlySet<string> } => {
+  const held = new Set<string>()
+  return {
+    held,
+    tryLock: (stream) => async () => {
+      if (held.has(stream)) return E.right(null)
+      held.add(stream)
+      let released = false
+      return E.right({
+        release: async () => {
+          if (!released) held.delete(stream)
+          released = true
+        },
+      })
+    },
+  }
+}
+
 export const testDeps = (store: MemoryEventStore, gateway: GatewayPort, over: Partial<RecordingDeps> = {}): RecordingDeps & { readonly crashes: CrashPoint[] } => {
   const crashes: CrashPoint[] = []
   let id = 0
@@ -125,6 +145,7 @@ export const testDeps = (store: MemoryEventStore, gateway: GatewayPort, over: Pa
       crashes.push(p)
     },
     stopping: new AbortController().signal,
+    streamLocks: makeMemoryStreamLocks(),
     crashes,
     ...over,
   }

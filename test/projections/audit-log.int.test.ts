@@ -33,7 +33,7 @@ const streams = {
 }
 
 /** A StatusObserved frozen at schema version 1 (the upcast test's fixture). */
-const statusObservedV1 = JSON.parse(readFileSync(new URL('../domain/fixtures/status-observed.v1.json', import.meta.url), 'utf8')) as { type: string; schemaVersion: number; data: JsonObject }
+const statusObservedV1 = JSON.parse(readFileSync(new URL('../fixtures/events/status-observed.v1.json', import.meta.url), 'utf8')) as { type: string; schemaVersion: number; data: JsonObject }
 
 /** How the application records callbacks: with the signature result in the metadata. */
 const metadataOf = (e: DomainEvent, n: number): DomainEventMetadata => {

@@ -129,8 +129,8 @@ describe('ledger projection', () => {
     const insert = (debit: number, credit: number) =>
       pool.query(
         `insert into "${db.schema}".ledger_entries (event_id, line, global_position, stream_name, posting_kind, merchant_id, account, channel, currency,
-           debit_satang, credit_satang, posted_at, posting_date_bangkok, recorded_at, description)
-         values (gen_random_uuid(), 1, 'x', 's', 'order_paid', 'm', 'sales', 'c', 'THB', $1, $2, now(), current_date, now(), 'd')`,
+           debit_satang, credit_satang, posted_at, posting_date_bangkok, recorded_at, description, entry_kind, rule_version, fact_date_bangkok)
+         values (gen_random_uuid(), 1, 'x', 's', 'order_paid', 'm', 'sales', 'c', 'THB', $1, $2, now(), current_date, now(), 'd', 'posting', 1, current_date)`,
         [debit, credit],
       )
     await expect(insert(1, 1)).rejects.toThrow(/ledger_entries_one_side/)

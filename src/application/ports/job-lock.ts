@@ -19,3 +19,16 @@ export type JobLock = {
   /** The lease, or null when another process holds the lock. */
   readonly tryAcquire: (resource: JobResource) => TE.TaskEither<LockFailure, Lease | null>
 }
+
+/** A stream's lock, held until released (or until the process holding it dies). */
+export type StreamLease = { readonly release: () => Promise<void> }
+
+/**
+ * Per-stream locks shared by every satang process on one database (never process memory): the one
+ * that may act on an order's create whose outcome is not recorded, i.e. its sender while the create is
+ * in flight, or one resolver querying the gateway. `tryLock` never waits: null when anyone else (this
+ * process included) holds the stream's lock.
+ */
+export type StreamLocks = {
+  readonly tryLock: (stream: string) => TE.TaskEither<LockFailure, StreamLease | null>
+}

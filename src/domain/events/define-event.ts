@@ -29,6 +29,11 @@ export type EventDefinition<T extends string, A> = {
   readonly is: <Ev extends { readonly type: string }>(e: Ev) => e is Extract<Ev, { readonly type: T }>
   /** The codec of one stored version's data (for the published JSON Schemas), undefined for an unknown version. */
   readonly codecOf: (schemaVersion: number) => t.Type<unknown, JsonObject, unknown> | undefined
+  /**
+   * One upcasting step: decoded data of `fromVersion` to the shape of `fromVersion + 1` (the frozen
+   * fixtures test each step on its own); undefined for the newest or an unknown version.
+   */
+  readonly upcastStep: (fromVersion: number, data: unknown) => unknown
 }
 
 /** A codec of one version's data: decodes stored JSON, encodes to a JSON object. */
@@ -94,5 +99,9 @@ export function defineEvent(
     },
     is: <Ev extends { readonly type: string }>(e: Ev): e is Extract<Ev, { readonly type: string }> => e.type === type,
     codecOf: (schemaVersion) => steps.get(schemaVersion)?.codec,
+    upcastStep: (fromVersion, data) => {
+      const upcast = fromVersion < newest ? steps.get(fromVersion)?.upcast : undefined
+      return upcast === undefined ? undefined : upcast(data)
+    },
   }
 }

@@ -48,6 +48,8 @@ import {
   reconciliationRunSuperseded,
 } from '../reconciliation/events/index.ts'
 import { callbackQuarantined, quarantineNaturalKey } from './common/callback-quarantined.ts'
+import { ledgerPeriodClosed } from '../ledger/events/ledger-period-closed.ts'
+import { isLedgerPeriodEvent, ledgerPeriodEventNaturalKey } from '../ledger/period.ts'
 import { callbackRejected } from './common/callback-rejected.ts'
 import { discrepancyObserved } from './common/discrepancy-observed.ts'
 import { notificationReceived } from './common/notification-received.ts'
@@ -94,6 +96,7 @@ export const eventDefinitions = {
   ReconciliationRunCompleted: reconciliationRunCompleted,
   ReconciliationRunSuperseded: reconciliationRunSuperseded,
   ReconciliationBreakAcknowledged: reconciliationBreakAcknowledged,
+  LedgerPeriodClosed: ledgerPeriodClosed,
 } as const
 
 type Definitions = typeof eventDefinitions
@@ -172,6 +175,7 @@ export const naturalKeyOf = (stream: string, e: DomainEvent): string => {
   if (isBreakEvent(e)) return breakEventNaturalKey(stream, e)
   if (e.type === 'CallbackQuarantined') return quarantineNaturalKey(stream, e.data.fingerprint)
   if (e.type === 'RefundAmountReserved' || e.type === 'RefundLedgersOpened') return refundLedgerNaturalKey(stream, e)
+  if (isLedgerPeriodEvent(e)) return ledgerPeriodEventNaturalKey(stream, e)
   return subscriptionEventNaturalKey(stream, e)
 }
 
@@ -242,6 +246,7 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
     case 'ReconciliationRunSuperseded':
       return 'reconciliation'
     case 'ReconciliationBreakAcknowledged':
+    case 'LedgerPeriodClosed':
       return 'operator'
   }
 }

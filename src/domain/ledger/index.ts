@@ -2,3 +2,6 @@
 export * from './accounts.ts'
 export * from './postings.ts'
 export * from './report.ts'
+export * from './rules.ts'
+export * from './period.ts'
+export * from './events/ledger-period-closed.ts'

@@ -7,10 +7,13 @@ import { orderStreamName } from '../order/stream.ts'
 import type { RefundRecordedData } from '../refund/events/refund-recorded.ts'
 import type { SubscriptionChargedData } from '../subscription/events/subscription-charged.ts'
 import { parseSubscriptionStreamName } from '../subscription/stream.ts'
-import { SUBSCRIPTION_CHANNEL, UNKNOWN_CHANNEL, type LedgerAccount } from './accounts.ts'
+import { SUBSCRIPTION_CHANNEL, UNKNOWN_CHANNEL } from './accounts.ts'
+import { POSTING_RULE_BOOK, type PostingFact, type PostingLine, type PostingRules } from './rules.ts'
+
+export type { PostingFact, PostingKind, PostingLine } from './rules.ts'
 
 /*
- * Posting rules: which facts move money in the merchant's books, as balanced double-entry postings.
+ * Which facts move money in the merchant's books (rules.ts says which accounts they move, by version):
  *
  * - An order becomes paid (the aggregate's `isPaid` turns from false to true as an event is evolved
  *   with the domain's own `evolve`): Dr gateway_receivable / Cr sales, the order amount, on the order's
@@ -24,45 +27,17 @@ import { SUBSCRIPTION_CHANNEL, UNKNOWN_CHANNEL, type LedgerAccount } from './acc
  * Every posting is balanced per currency and names the event it comes from. Pure: no IO.
  */
 
-export type PostingKind = 'order_paid' | 'refund_succeeded' | 'subscription_charged'
+/** A fact with the balanced lines one version of the rules gives it. */
+export type Posting = PostingFact & { readonly ruleVersion: number; readonly lines: ReadonlyArray<PostingLine> }
 
-/** One line of a posting: exactly one of `debit` / `credit` is non-zero; both are ≥ 0 satang. */
-export type PostingLine = {
-  /** 1, 2, …: with the event id, the line's identity. */
-  readonly line: number
-  readonly account: LedgerAccount
-  readonly channel: string
-  readonly currency: string
-  readonly debit: bigint
-  readonly credit: bigint
-}
-
-/** A balanced set of lines from one event. */
-export type Posting = {
-  readonly kind: PostingKind
-  readonly eventId: string
-  readonly streamName: string
-  readonly merchantId: string
-  readonly merchantOrderId: string | null
-  readonly merchantRefundId: string | null
-  readonly merchantSubscribeId: string | null
-  /** When the money moved: the gateway's complete time when it reports one, else when satang observed the fact. */
-  readonly postedAt: Date
-  readonly description: string
-  readonly lines: ReadonlyArray<PostingLine>
-}
+/** The posting of a fact under `rules`. */
+export const postingOf = (f: PostingFact, rules: PostingRules): Posting => ({ ...f, ruleVersion: rules.version, lines: rules.linesOf(f) })
 
 /** The event a posting comes from. */
 export type EventRef = { readonly eventId: string; readonly streamName: string }
 
 /** An event as the ledger reads it. */
 export type LedgerInput = EventRef & { readonly event: DomainEvent }
-
-/** Dr `debitAccount` / Cr `creditAccount`, `amount` each. */
-const debitCredit = (debitAccount: LedgerAccount, creditAccount: LedgerAccount, channel: string, currency: string, amount: bigint): ReadonlyArray<PostingLine> => [
-  { line: 1, account: debitAccount, channel, currency, debit: amount, credit: 0n },
-  { line: 2, account: creditAccount, channel, currency, debit: 0n, credit: amount },
-]
 
 /** Per currency where debits and credits differ: what they sum to. Empty when balanced. */
 export const imbalances = (lines: ReadonlyArray<PostingLine>): ReadonlyArray<{ readonly currency: string; readonly debit: bigint; readonly credit: bigint }> => {
@@ -102,8 +77,8 @@ const paidTime = (e: OrderEvent, s: Order): Date => {
   return s.status?.observedAt ?? s.order.createdAt
 }
 
-/** The order's track after `e`, and the posting `e` makes (when it is the event that paid the order). */
-export const stepOrder = (track: OrderTrack | undefined, e: OrderEvent, ref: EventRef): { readonly track: OrderTrack | undefined; readonly posting: Posting | null } => {
+/** The order's track after `e`, and the fact `e` posts (when it is the event that paid the order). */
+export const stepOrder = (track: OrderTrack | undefined, e: OrderEvent, ref: EventRef): { readonly track: OrderTrack | undefined; readonly posting: PostingFact | null } => {
   if (track?._tag === 'Paid') return { track, posting: null }
   const before: OrderState = track === undefined ? { _tag: 'NoOrder' } : track.state
   const after = evolve(before, e)
@@ -127,13 +102,15 @@ export const stepOrder = (track: OrderTrack | undefined, e: OrderEvent, ref: Eve
       merchantSubscribeId: null,
       postedAt: paidTime(e, after),
       description: `order ${o.merchantOrderId} paid ${formatAmount(amount)} ${o.currency} via ${o.service}${status === null ? '' : ` (status ${status.code} by ${status.source})`}`,
-      lines: debitCredit('gateway_receivable', 'sales', o.service, o.currency, amount),
+      amount,
+      channel: o.service,
+      currency: o.currency,
     },
   }
 }
 
-/** The posting of a successful refund; `order` is the refunded order's track, if satang saw it. */
-export const refundPosting = (d: RefundRecordedData, order: OrderTrack | undefined, ref: EventRef): Posting | null => {
+/** The fact of a successful refund; `order` is the refunded order's track, if satang saw it. */
+export const refundPosting = (d: RefundRecordedData, order: OrderTrack | undefined, ref: EventRef): PostingFact | null => {
   if (d.amount <= 0n) return null
   const channel = order === undefined ? UNKNOWN_CHANNEL : channelOf(order).channel
   return {
@@ -146,12 +123,14 @@ export const refundPosting = (d: RefundRecordedData, order: OrderTrack | undefin
     merchantSubscribeId: null,
     postedAt: d.completeTime ?? d.observedAt,
     description: `refund ${d.merchantRefundId} of order ${d.merchantOrderId} succeeded: ${formatAmount(d.amount)} ${d.currency} back to the payer (by ${d.source})`,
-    lines: debitCredit('refunds', 'gateway_receivable', channel, d.currency, d.amount),
+    amount: d.amount,
+    channel,
+    currency: d.currency,
   }
 }
 
-/** The posting of a successful subscription deduction of the subscription stream `ref.streamName`. */
-export const subscriptionChargePosting = (d: SubscriptionChargedData, ref: EventRef): Posting | null => {
+/** The fact of a successful subscription deduction of the subscription stream `ref.streamName`. */
+export const subscriptionChargePosting = (d: SubscriptionChargedData, ref: EventRef): PostingFact | null => {
   if (d.amount <= 0n) return null
   const ids = parseSubscriptionStreamName(ref.streamName)
   const subscribeId = ids?.merchantSubscribeId ?? ref.streamName
@@ -165,7 +144,9 @@ export const subscriptionChargePosting = (d: SubscriptionChargedData, ref: Event
     merchantSubscribeId: subscribeId,
     postedAt: d.observedAt,
     description: `subscription ${subscribeId} charged ${formatAmount(d.amount)} ${d.currency} for ${d.billingDate} (recurring bill ${d.recurringBillId})`,
-    lines: debitCredit('gateway_receivable', 'subscription_sales', SUBSCRIPTION_CHANNEL, d.currency, d.amount),
+    amount: d.amount,
+    channel: SUBSCRIPTION_CHANNEL,
+    currency: d.currency,
   }
 }
 
@@ -185,7 +166,9 @@ export type LedgerFold = {
   readonly orders: ReadonlyMap<string, OrderTrack>
   /** Order streams whose track changed. */
   readonly changed: ReadonlySet<string>
-  /** The postings, in the order of the events. */
+  /** The facts that move money, in the order of the events. */
+  readonly facts: ReadonlyArray<PostingFact>
+  /** Their postings under `rules` (default: the rules in force). */
   readonly postings: ReadonlyArray<Posting>
 }
 
@@ -193,10 +176,10 @@ export type LedgerFold = {
  * Applies events in log order to the order tracks `orders` (those of the order streams the events
  * need; missing ones are orders not seen yet) and returns the postings they make.
  */
-export const foldLedger = (events: ReadonlyArray<LedgerInput>, orders: ReadonlyMap<string, OrderTrack> = new Map()): LedgerFold => {
+export const foldLedger = (events: ReadonlyArray<LedgerInput>, orders: ReadonlyMap<string, OrderTrack> = new Map(), rules: PostingRules = POSTING_RULE_BOOK.current): LedgerFold => {
   const tracks = new Map(orders)
   const changed = new Set<string>()
-  const postings: Posting[] = []
+  const postings: PostingFact[] = []
   for (const input of events) {
     const e = input.event
     if (input.streamName.startsWith('order-')) {
@@ -216,5 +199,5 @@ export const foldLedger = (events: ReadonlyArray<LedgerInput>, orders: ReadonlyM
       if (posting !== null) postings.push(posting)
     }
   }
-  return { orders: tracks, changed, postings }
+  return { orders: tracks, changed, facts: postings, postings: postings.map((f) => postingOf(f, rules)) }
 }

@@ -123,3 +123,61 @@ export const trialBalanceText = (rows: ReadonlyArray<BalanceRow>, scope: Balance
   }
   return `${lines.join('\n')}\n`
 }
+
+/** A closed period as the ledger records it: the days `fromDate` (null: the first) through `throughDate`. */
+export type ClosedPeriod = {
+  readonly eventId: string
+  readonly fromDate: string | null
+  readonly throughDate: string
+  readonly ruleVersion: number
+  readonly closedBy: string
+  readonly reason: string | null
+  readonly closedAt: Date
+}
+
+export type LedgerPeriods = {
+  readonly closed: ReadonlyArray<ClosedPeriod>
+  /** The rule version the open period's lines are at (null: the ledger's tables are not there). */
+  readonly openRulesVersion: number | null
+  /** Adjustment lines in the ledger: rule changes booked for facts of closed periods. */
+  readonly adjustmentLines: number
+}
+
+const dayAfter = (date: string): string => new Date(Date.parse(`${date}T00:00:00.000Z`) + DAY_MS).toISOString().slice(0, 10)
+
+/** The JSON of the periods (`satang report ledger --json`, under `periods`). */
+export const ledgerPeriodsJson = (p: LedgerPeriods): JsonObject => {
+  const last = p.closed[p.closed.length - 1]
+  return {
+    closed: p.closed.map((c) => ({
+      from_date_bangkok: c.fromDate,
+      through_date_bangkok: c.throughDate,
+      rule_version: c.ruleVersion,
+      closed_by: c.closedBy,
+      reason: c.reason,
+      closed_at: c.closedAt.toISOString(),
+      event_id: c.eventId,
+    })),
+    closed_through_bangkok: last?.throughDate ?? null,
+    open_from_bangkok: last === undefined ? null : dayAfter(last.throughDate),
+    open_rule_version: p.openRulesVersion,
+    adjustment_lines: p.adjustmentLines,
+  }
+}
+
+/** The periods for people: which days are closed, by whom and by which rule version, and what is open. */
+export const ledgerPeriodsText = (p: LedgerPeriods): string => {
+  const rules = p.openRulesVersion === null ? '' : `, posted by posting rules v${String(p.openRulesVersion)}`
+  const last = p.closed[p.closed.length - 1]
+  if (last === undefined) return `Periods (Asia/Bangkok business days): none closed; every day is open${rules}\n`
+  const header = ['FROM', 'THROUGH', 'RULES', 'CLOSED BY', 'CLOSED AT (UTC)', 'REASON']
+  const body = p.closed.map((c) => [c.fromDate ?? '(first)', c.throughDate, `v${String(c.ruleVersion)}`, c.closedBy, c.closedAt.toISOString(), c.reason ?? ''])
+  const widths = header.map((_, i) => Math.max(...[header, ...body].map((r) => (r[i] ?? '').length)))
+  const render = (r: ReadonlyArray<string>): string =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd()
+  const adjustments = p.adjustmentLines === 0 ? '' : `; ${String(p.adjustmentLines)} adjustment lines book rule changes for facts of closed periods`
+  return [`Periods (Asia/Bangkok business days): closed through ${last.throughDate}`, render(header), ...body.map(render), `open from ${dayAfter(last.throughDate)}${rules}${adjustments}`, ''].join('\n')
+}

@@ -37,3 +37,9 @@ export const RECONCILE_LOCKS = 1_515_847_684
 
 /** The resource of a reconciliation run's session lock. */
 export const reconcileLockResource = (merchantId: string): string => `reconcile:${merchantId}`
+
+/**
+ * Who acts on one order's create whose outcome is not recorded (its sender, or one resolver in any
+ * process) holds `(RESOLUTION_LOCKS, hashtext(stream))`, a session lock on the process's lock session.
+ */
+export const RESOLUTION_LOCKS = 1_515_847_685

@@ -37,7 +37,7 @@ describe('schemas/ (the JSON Schemas of the Kafka messages)', () => {
 
   it('accept stored data of an old version (StatusObserved v1, Bangkok wall times) and refuse it under the newer schema', () => {
     const validators = committedValidators()
-    const v1 = JSON.parse(readFileSync(new URL('../../domain/fixtures/status-observed.v1.json', import.meta.url), 'utf8')) as { data: unknown }
+    const v1 = JSON.parse(readFileSync(new URL('../../fixtures/events/status-observed.v1.json', import.meta.url), 'utf8')) as { data: unknown }
     expect(schemaErrors(validators, 'StatusObserved.v1.schema.json', v1.data)).toEqual([])
     expect(schemaErrors(validators, 'StatusObserved.v2.schema.json', v1.data).length).toBeGreaterThan(0)
   })

@@ -3,6 +3,7 @@ import type { DomainEvent } from '../../../src/domain/events/registry.ts'
 import { refundAmountReserved, refundLedgersOpened } from '../../../src/domain/refund/index.ts'
 import type { OrderEvent } from '../../../src/domain/order/index.ts'
 import { decideAcknowledge, initialBreakState } from '../../../src/domain/reconciliation/index.ts'
+import { decideClose, evolvePeriods, initialPeriodsState } from '../../../src/domain/ledger/period.ts'
 import { runEventsOf } from '../reconciliation/run-events.ts'
 import type { RefundEvent } from '../../../src/domain/refund/index.ts'
 import type { SubscriptionEvent } from '../../../src/domain/subscription/index.ts'
@@ -125,5 +126,15 @@ export const trustEvents = (): ReadonlyArray<DomainEvent> => [
   refundLedgersOpened.make({ merchantId: MERCHANT_ID, refundsCarried: 3, ordersCarried: 2, openedAt: at(11) }),
 ]
 
-export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents(), ...trustEvents()]
+/** Finance closes the books through 1 January 2026, then through 3 January. */
+export const ledgerEvents = (): ReadonlyArray<DomainEvent> => {
+  const first = decideClose({ type: 'ClosePeriod', merchantId: MERCHANT_ID, date: '2026-01-01', ruleVersion: 1, closedBy: 'finance@shop.example', reason: 'month-end review', at: at(24 * 60) }, initialPeriodsState)
+  if (first._tag === 'Left') throw new Error('close refused')
+  const state = first.right.reduce(evolvePeriods, initialPeriodsState)
+  const second = decideClose({ type: 'ClosePeriod', merchantId: MERCHANT_ID, date: '2026-01-03', ruleVersion: 1, closedBy: 'finance@shop.example', reason: null, at: at(4 * 24 * 60) }, state)
+  if (second._tag === 'Left') throw new Error('close refused')
+  return [...first.right, ...second.right]
+}
+
+export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents(), ...trustEvents(), ...ledgerEvents()]
 

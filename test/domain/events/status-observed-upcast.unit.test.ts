@@ -9,7 +9,7 @@ import { sat } from '../support/values.ts'
 type Fixture = { readonly type: string; readonly schemaVersion: number; readonly data: unknown }
 
 const fixture = (name: string): Fixture => {
-  const parsed: unknown = JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'))
+  const parsed: unknown = JSON.parse(readFileSync(new URL(`../../fixtures/events/${name}`, import.meta.url), 'utf8'))
   if (typeof parsed !== 'object' || parsed === null || !('type' in parsed) || !('schemaVersion' in parsed) || !('data' in parsed)) throw new Error(`bad fixture ${name}`)
   const { type, schemaVersion, data } = parsed
   if (typeof type !== 'string' || typeof schemaVersion !== 'number') throw new Error(`bad fixture ${name}`)
