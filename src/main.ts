@@ -2,7 +2,7 @@ import pkg from '../package.json' with { type: 'json' }
 import * as E from 'fp-ts/lib/Either.js'
 import { makeHttpServer, makeMetricsRegistry, type HealthCheck } from './adapters/http/server.ts'
 import type { EventStore } from './application/ports/event-store.ts'
-import { lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
+import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { StartupError } from './composition/startup.ts'
 import type { Config } from './config.ts'
@@ -73,7 +73,13 @@ const separateRoleProblem = (choice: RoleChoice, config: Config): string | undef
  * store, then each role of `choice`, and one HTTP service for the process (`/healthz`, `/metrics`, and
  * the routes of its roles).
  */
-export const startProcess = async (config: Config, log: Logger, choice: RoleChoice = 'all'): Promise<RunningProcess> => {
+/** How `satang up` was asked to start. */
+export type StartOptions = {
+  /** Start even when the database connection is a superuser's (loud warning): `satang up --allow-superuser`, test databases only. */
+  readonly allowSuperuser?: boolean
+}
+
+export const startProcess = async (config: Config, log: Logger, choice: RoleChoice = 'all', options: StartOptions = {}): Promise<RunningProcess> => {
   const roles = rolesOf(choice)
   const problem = separateRoleProblem(choice, config)
   if (problem !== undefined) throw new StartupError(problem)
@@ -90,7 +96,10 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     for (const close of closers.reverse()) await close()
   }
   try {
+    // Before the migrations (a superuser is refused before it changes anything) and after (who owns the event store now).
+    const before = await checkServiceRole(db, config, log, options.allowSuperuser === true)
     await migrate(db, log, config)
+    const warnings = before.length > 0 ? before : await checkServiceRole(db, config, log, options.allowSuperuser === true)
     if (config.SATANG_FAULT_CRASH_AFTER !== undefined) log.warn({ point: config.SATANG_FAULT_CRASH_AFTER }, 'SATANG_FAULT_CRASH_AFTER is set: this process kills itself at that point (tests only)')
     const store = makeEventStore(config, db, log)
     closers.push(store.close)
@@ -143,7 +152,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       httpUrl,
       database: db.description,
       ...(api === undefined ? {} : { api }),
-      summary: started.flatMap((r) => r.summary()),
+      summary: [...warnings, ...started.flatMap((r) => r.summary())],
       stop,
     }
   } catch (e) {
@@ -163,8 +172,8 @@ export type Running = Pick<ApiRole, 'gateway' | 'tokens' | 'recording' | 'recove
 }
 
 /** `satang up` with every role in this process: the quick start. */
-export const startSatang = async (config: Config, log: Logger): Promise<Running> => {
-  const running = await startProcess(config, log, 'all')
+export const startSatang = async (config: Config, log: Logger, options: StartOptions = {}): Promise<Running> => {
+  const running = await startProcess(config, log, 'all', options)
   const api = running.api
   if (api === undefined) {
     await running.stop()

@@ -26,5 +26,5 @@ export const startTestSatang = async (o: { readonly databaseUrl: string; readonl
     SATANG_LOG_LEVEL: 'silent',
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  return startSatang(config.right, silentLogger())
+  return startSatang(config.right, silentLogger(), { allowSuperuser: true })
 }
