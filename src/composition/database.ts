@@ -109,7 +109,7 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
   return {
     pool,
     owner: { pool: ownerPool, serviceRole: EMBEDDED_SERVICE_ROLE },
-    description: `embedded PostgreSQL on 127.0.0.1:${String(embedded.port)} as role ${EMBEDDED_SERVICE_ROLE}, data in ${embedded.dataDir} (${embedded.initialised ? 'new cluster initialised' : embedded.adopted ? 'existing data reused; server left running by a previous satang taken over' : 'existing data reused'})`,
+    description: `embedded PostgreSQL on 127.0.0.1:${String(embedded.port)}, data in ${embedded.dataDir} (${embedded.initialised ? 'new cluster initialised' : embedded.adopted ? 'existing data reused; server left running by a previous satang taken over' : 'existing data reused'}), as role ${EMBEDDED_SERVICE_ROLE} (migrations as ${EMBEDDED_OWNER_ROLE})`,
     close: async () => {
       await ownerPool.end()
       await pool.end()
