@@ -1,6 +1,6 @@
 import pkg from '../package.json' with { type: 'json' }
 import * as E from 'fp-ts/lib/Either.js'
-import { makeHttpServer, makeMetricsRegistry, type HealthCheck } from './adapters/http/server.ts'
+import { makeHttpServer, makeMetricsRegistry, registeredRoutes, type HealthCheck, type RegisteredRoute } from './adapters/http/server.ts'
 import type { EventStore } from './application/ports/event-store.ts'
 import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
@@ -43,6 +43,8 @@ export type RunningProcess = {
   readonly api?: ApiRole
   /** Lines for the start-up output of the other roles. */
   readonly summary: ReadonlyArray<string>
+  /** Every HTTP route this process serves. */
+  readonly routes: () => ReadonlyArray<RegisteredRoute>
   readonly stop: () => Promise<void>
 }
 
@@ -153,6 +155,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       database: db.description,
       ...(api === undefined ? {} : { api }),
       summary: [...warnings, ...started.flatMap((r) => r.summary())],
+      routes: () => registeredRoutes(app),
       stop,
     }
   } catch (e) {
@@ -168,6 +171,8 @@ export type Running = Pick<ApiRole, 'gateway' | 'tokens' | 'recording' | 'recove
   readonly database: string
   /** The projections the projector keeps current in this process (empty when SATANG_PROJECTOR=off). */
   readonly projections: ReadonlyArray<string>
+  /** Every HTTP route it serves. */
+  readonly routes: () => ReadonlyArray<RegisteredRoute>
   readonly stop: () => Promise<void>
 }
 
@@ -188,6 +193,7 @@ export const startSatang = async (config: Config, log: Logger, options: StartOpt
     recording: api.recording,
     projections: projectionsRunBy(config),
     recovery: api.recovery,
+    routes: running.routes,
     stop: running.stop,
   }
 }
