@@ -159,6 +159,7 @@ const settings = {
   SATANG_DATABASE_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: 'PostgreSQL URL; unset = start embedded PostgreSQL in SATANG_DATA_DIR' },
   SATANG_DATABASE_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: "file holding the password of SATANG_DATABASE_URL's user (one line; a Docker or Compose secret), used instead of a password in the URL" },
   SATANG_DATABASE_OWNER_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: "PostgreSQL URL of the owner role, which runs the migrations and grants SATANG_DATABASE_URL's user (the service role) only SELECT and INSERT on the event log; unset = migrations run as SATANG_DATABASE_URL's user" },
+  SATANG_DATABASE_OWNER_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: "file holding the password of SATANG_DATABASE_OWNER_URL's user (one line; a Docker or Compose secret), used instead of a password in the URL" },
   SATANG_ANCHOR_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the Ed25519 private key that signs anchors (needed by the scheduler role and satang reconcile, not by the API); unset = SATANG_DATA_DIR/anchor-private.pem, generated when absent' },
   SATANG_ANCHOR_INTERVAL_MINUTES: { codec: intInRange('Minutes', 0, 10_080), default: '60', doc: 'minutes between anchors written by the scheduler (an anchor is also written after every reconciliation run); 0 = only at reconciliation runs' },
   SATANG_ANCHOR_FILE: { codec: nonEmpty, default: undefined, doc: 'file outside the database to which every anchor is also appended (one JSON line each); unset = the database only' },
@@ -260,6 +261,9 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
   }
   if (out['SATANG_DATABASE_OWNER_URL'] !== undefined && out['SATANG_DATABASE_URL'] === undefined) {
     errors.push({ variable: 'SATANG_DATABASE_OWNER_URL', source: 'environment', rule: 'needs SATANG_DATABASE_URL (the service role the owner grants to)' })
+  }
+  if (out['SATANG_DATABASE_OWNER_PASSWORD_FILE'] !== undefined && out['SATANG_DATABASE_OWNER_URL'] === undefined) {
+    errors.push({ variable: 'SATANG_DATABASE_OWNER_PASSWORD_FILE', source: 'environment', rule: 'needs SATANG_DATABASE_OWNER_URL (the password is for its user)' })
   }
   if (out['SATANG_GATEWAY_BASE_URL'] !== undefined) {
     for (const needed of ['SATANG_MERCHANT_ID', 'SATANG_MERCHANT_PRIVATE_KEY_FILE', 'SATANG_GATEWAY_PUBLIC_KEY_FILE'] as const) {

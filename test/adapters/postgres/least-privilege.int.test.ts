@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { Client, DatabaseError } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,6 +15,8 @@ import { silentLogger } from '../../../src/logger.ts'
 import { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, migrate, openDatabase } from '../../../src/main.ts'
 import { ensureSatangRoles } from '../../../src/platform/postgres/roles.ts'
 import * as order from '../../domain/order/builders.ts'
+import { runCli } from '../../support/cli.ts'
+import { envWithoutSatangSettings, startSatangProcess } from '../../support/process.ts'
 import { freshDatabase } from '../http/database.ts'
 
 /**
@@ -194,4 +199,22 @@ describe('upgrade: a database migrated by the superuser before the roles existed
       await old.drop()
     }
   })
+})
+
+describe('satang up as a superuser', () => {
+  it('refuses to start (exit 2, naming the way out) unless --allow-superuser, which starts with a loud warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'satang-superuser-'))
+    const env = envWithoutSatangSettings({ SATANG_DATABASE_URL: database.url, SATANG_HTTP_PORT: '0', SATANG_SANDBOX_PORT: '0', SATANG_DATA_DIR: dir, SATANG_LOG_LEVEL: 'warn' })
+    const refused = await runCli(['up'], { env, cwd: dir, allowSuperuser: false })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/^satang: SATANG_DATABASE_URL connects as \w+, a PostgreSQL superuser, .*README "Least privilege".*--allow-superuser/m)
+    expect(refused.stdout).not.toMatch(/satang: up/)
+    const allowed = startSatangProcess(['up', '--allow-superuser'], { env, cwd: dir })
+    try {
+      await allowed.waitFor(/satang: up\./, 90_000)
+      expect(allowed.stdout()).toMatch(/satang: WARNING: connected as \w+, a PostgreSQL SUPERUSER \(--allow-superuser\)/)
+    } finally {
+      await allowed.stop('SIGTERM')
+    }
+  }, 120_000)
 })

@@ -1,0 +1,1 @@
+export const id = (): number => Math.random()
