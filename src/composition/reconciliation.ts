@@ -83,8 +83,18 @@ export const makeReconcileDeps = (a: {
 const anchorAfterRun =
   (anchors: AnchorWriter, log: Logger) =>
   async (runId: string): Promise<void> => {
-    const written = await anchors.write(`reconciliation run ${runId}`)()
-    if (E.isLeft(written)) log.child({ component: 'anchor' }).warn({ err: written.left.cause, runId }, 'the anchor after a reconciliation run could not be written; the next one covers it')
+    // The run's events become readable once every older transaction has ended (the store's horizon): an
+    // anchor written before that finds the log unmoved (null), so it is tried again for a while.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const written = await anchors.write(`reconciliation run ${runId}`)()
+      if (E.isLeft(written)) {
+        log.child({ component: 'anchor' }).warn({ err: written.left.cause, runId }, 'the anchor after a reconciliation run could not be written; the next one covers it')
+        return
+      }
+      if (written.right !== null) return
+      await sleep(250)
+    }
+    log.child({ component: 'anchor' }).warn({ runId }, 'the events of the reconciliation run did not become readable within 10 s; the next anchor covers them')
   }
 
 /** The scheduler of `satang up`: daily run and sweeps, one process acting per database. */
