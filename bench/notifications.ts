@@ -81,7 +81,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     SATANG_LOG_LEVEL: 'silent',
   })
   if (E.isLeft(config)) throw new Error(`bench: config: ${JSON.stringify(config.left)}`)
-  const satang = await startSatang(config.right, silentLogger())
+  const satang = await startSatang(config.right, silentLogger(), { allowSuperuser: true })
   try {
     const orderIds: string[] = []
     const created = await pool(ORDERS, CREATE_CONCURRENCY, async (i) => {

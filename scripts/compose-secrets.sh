@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes the secrets docker-compose.yml reads into ./secrets (ignored by git), each only when absent:
-#   db-password            PostgreSQL password of the satang user
+#   db-password            PostgreSQL password of the satang user (the owner role: migrations only)
+#   db-service-password    PostgreSQL password of satang_service (what every satang role connects as)
 #   api-tokens             SATANG_API_TOKENS: one token with every scope (name default)
 #   merchant-private.pem   the merchant's RSA key pair (with the sandbox; for the real gateway, put the
 #   merchant-public.pem      key pair whose public half the gateway registered)
@@ -8,7 +9,7 @@
 #   gateway-public.pem       gateway-public.pem; the private one is not needed)
 # Usage: scripts/compose-secrets.sh [DIR]   (default: ./secrets next to docker-compose.yml)
 set -euo pipefail
-if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/secrets"}
 command -v openssl >/dev/null || { echo "compose-secrets: openssl is needed" >&2; exit 1; }
 umask 077
@@ -16,6 +17,7 @@ mkdir -p "$dir"
 made=()
 random() { openssl rand -hex "$1"; }
 if [ ! -s "$dir/db-password" ]; then random 24 >"$dir/db-password"; made+=(db-password); fi
+if [ ! -s "$dir/db-service-password" ]; then random 24 >"$dir/db-service-password"; made+=(db-service-password); fi
 if [ ! -s "$dir/api-tokens" ]; then printf 'default:%s:payments:write+read+audit+reconcile:write\n' "$(random 24)" >"$dir/api-tokens"; made+=(api-tokens); fi
 for who in merchant gateway; do
   if [ ! -s "$dir/$who-private.pem" ]; then

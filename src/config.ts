@@ -159,6 +159,11 @@ const settings = {
   SATANG_DATABASE_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: 'PostgreSQL URL; unset = start embedded PostgreSQL in SATANG_DATA_DIR' },
   SATANG_DATABASE_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: "file holding the password of SATANG_DATABASE_URL's user (one line; a Docker or Compose secret), used instead of a password in the URL" },
   SATANG_DATABASE_POOL_SIZE: { codec: intInRange('Connections', 2, 1_000), default: undefined, doc: 'most PostgreSQL connections one satang process opens; unset = 2 × CPU cores (statements the server can run at once) + 10 (one per projection, the relay and scheduler locks, reads)' },
+  SATANG_DATABASE_OWNER_URL: { codec: url(['postgres', 'postgresql']), default: undefined, doc: "PostgreSQL URL of the owner role, which runs the migrations and grants SATANG_DATABASE_URL's user (the service role) only SELECT and INSERT on the event log; unset = migrations run as SATANG_DATABASE_URL's user" },
+  SATANG_DATABASE_OWNER_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: "file holding the password of SATANG_DATABASE_OWNER_URL's user (one line; a Docker or Compose secret), used instead of a password in the URL" },
+  SATANG_ANCHOR_KEY_FILE: { codec: nonEmpty, default: undefined, doc: 'PEM file of the Ed25519 private key that signs anchors (needed by the scheduler role and satang reconcile, not by the API); unset = SATANG_DATA_DIR/anchor-private.pem, generated when absent' },
+  SATANG_ANCHOR_INTERVAL_MINUTES: { codec: intInRange('Minutes', 0, 10_080), default: '60', doc: 'minutes between anchors written by the scheduler (an anchor is also written after every reconciliation run); 0 = only at reconciliation runs' },
+  SATANG_ANCHOR_FILE: { codec: nonEmpty, default: undefined, doc: 'file outside the database to which every anchor is also appended (one JSON line each); unset = the database only' },
   SATANG_EMBEDDED_PG_PORT: { codec: intInRange('Port', 1, 65535), default: '54329', doc: 'port of the embedded PostgreSQL' },
   SATANG_EVENT_STORE: { codec: oneOf('EventStoreKind', ['postgres', 'eventstoredb'] as const), default: 'postgres', doc: 'which event store adapter' },
   SATANG_EVENTSTOREDB_URL: { codec: url(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']), default: undefined, doc: 'EventStoreDB connection string (when SATANG_EVENT_STORE=eventstoredb)' },
@@ -258,6 +263,12 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
   }
   if (out['SATANG_DATABASE_PASSWORD_FILE'] !== undefined && out['SATANG_DATABASE_URL'] === undefined) {
     errors.push({ variable: 'SATANG_DATABASE_PASSWORD_FILE', source: 'environment', rule: 'needs SATANG_DATABASE_URL (the password is for its user)' })
+  }
+  if (out['SATANG_DATABASE_OWNER_URL'] !== undefined && out['SATANG_DATABASE_URL'] === undefined) {
+    errors.push({ variable: 'SATANG_DATABASE_OWNER_URL', source: 'environment', rule: 'needs SATANG_DATABASE_URL (the service role the owner grants to)' })
+  }
+  if (out['SATANG_DATABASE_OWNER_PASSWORD_FILE'] !== undefined && out['SATANG_DATABASE_OWNER_URL'] === undefined) {
+    errors.push({ variable: 'SATANG_DATABASE_OWNER_PASSWORD_FILE', source: 'environment', rule: 'needs SATANG_DATABASE_OWNER_URL (the password is for its user)' })
   }
   if (out['SATANG_GATEWAY_BASE_URL'] !== undefined) {
     for (const needed of ['SATANG_MERCHANT_ID', 'SATANG_MERCHANT_PRIVATE_KEY_FILE', 'SATANG_GATEWAY_PUBLIC_KEY_FILE'] as const) {

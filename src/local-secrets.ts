@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -63,4 +63,60 @@ export const loadOrCreateToken = async (path: string): Promise<E.Either<string, 
   const token = generateToken()
   const wrote = await writeNew(path, `${token}\n`, 0o600)
   return E.isLeft(wrote) ? wrote : E.right({ token, path, generated: true })
+}
+
+export type LocalRolePasswords = { readonly owner: string; readonly service: string; readonly path: string; readonly generated: boolean }
+
+/**
+ * The passwords of embedded PostgreSQL's owner and service roles, kept in `path` (JSON, 0600),
+ * generated when absent. Embedded PostgreSQL listens on 127.0.0.1 only; the passwords keep other
+ * local users from connecting as satang's roles.
+ */
+export const loadOrCreateRolePasswords = async (path: string): Promise<E.Either<string, LocalRolePasswords>> => {
+  const existing = await readIfExists(path)
+  if (E.isLeft(existing)) return existing
+  if (existing.right !== undefined) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(existing.right)
+    } catch {
+      return E.left(`${JSON.stringify(path)} is not the JSON satang wrote ({ owner, service })`)
+    }
+    const p = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
+    const owner = p['owner']
+    const service = p['service']
+    return typeof owner === 'string' && owner.length >= 16 && typeof service === 'string' && service.length >= 16
+      ? E.right({ owner, service, path, generated: false })
+      : E.left(`${JSON.stringify(path)} must hold { "owner": "…", "service": "…" }, each at least 16 characters`)
+  }
+  const passwords = { owner: generateToken(), service: generateToken() }
+  const wrote = await writeNew(path, `${JSON.stringify(passwords)}\n`, 0o600)
+  return E.isLeft(wrote) ? wrote : E.right({ ...passwords, path, generated: true })
+}
+
+export type LocalSigningKey = { readonly privateKey: KeyObject; readonly path: string; readonly publicKeyPath: string | null; readonly generated: boolean }
+
+/**
+ * The Ed25519 anchor key at `path` (PKCS#8 PEM), generated when absent (`generate`) with its public
+ * key beside it (`anchor-public.pem` for `anchor-private.pem`).
+ */
+export const loadOrCreateEd25519Key = async (path: string, generate: boolean): Promise<E.Either<string, LocalSigningKey>> => {
+  const existing = await readIfExists(path)
+  if (E.isLeft(existing)) return existing
+  if (existing.right !== undefined) {
+    let key: KeyObject
+    try {
+      key = createPrivateKey(existing.right)
+    } catch {
+      return E.left(`${JSON.stringify(path)} is not a PEM private key`)
+    }
+    return key.asymmetricKeyType === 'ed25519' ? E.right({ privateKey: key, path, publicKeyPath: null, generated: false }) : E.left(`${JSON.stringify(path)} is not an Ed25519 key (it is ${key.asymmetricKeyType ?? 'unknown'})`)
+  }
+  if (!generate) return E.left(`cannot read ${JSON.stringify(path)}: ENOENT`)
+  const pair = generateKeyPairSync('ed25519')
+  const wrote = await writeNew(path, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600)
+  if (E.isLeft(wrote)) return wrote
+  const publicKeyPath = path.replace(/private(\.pem)?$/, 'public.pem')
+  if (publicKeyPath !== path) await writeFile(publicKeyPath, pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'utf8')
+  return E.right({ privateKey: pair.privateKey, path, publicKeyPath: publicKeyPath === path ? null : publicKeyPath, generated: true })
 }

@@ -1,8 +1,8 @@
 import pkg from '../package.json' with { type: 'json' }
 import * as E from 'fp-ts/lib/Either.js'
-import { makeHttpServer, makeMetricsRegistry, type HealthCheck } from './adapters/http/server.ts'
+import { makeHttpServer, makeMetricsRegistry, registeredRoutes, type HealthCheck, type RegisteredRoute } from './adapters/http/server.ts'
 import type { EventStore } from './application/ports/event-store.ts'
-import { lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
+import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { StartupError } from './composition/startup.ts'
 import type { Config } from './config.ts'
@@ -43,6 +43,8 @@ export type RunningProcess = {
   readonly api?: ApiRole
   /** Lines for the start-up output of the other roles. */
   readonly summary: ReadonlyArray<string>
+  /** Every HTTP route this process serves. */
+  readonly routes: () => ReadonlyArray<RegisteredRoute>
   readonly stop: () => Promise<void>
 }
 
@@ -73,7 +75,13 @@ const separateRoleProblem = (choice: RoleChoice, config: Config): string | undef
  * store, then each role of `choice`, and one HTTP service for the process (`/healthz`, `/metrics`, and
  * the routes of its roles).
  */
-export const startProcess = async (config: Config, log: Logger, choice: RoleChoice = 'all'): Promise<RunningProcess> => {
+/** How `satang up` was asked to start. */
+export type StartOptions = {
+  /** Start even when the database connection is a superuser's (loud warning): `satang up --allow-superuser`, test databases only. */
+  readonly allowSuperuser?: boolean
+}
+
+export const startProcess = async (config: Config, log: Logger, choice: RoleChoice = 'all', options: StartOptions = {}): Promise<RunningProcess> => {
   const roles = rolesOf(choice)
   const problem = separateRoleProblem(choice, config)
   if (problem !== undefined) throw new StartupError(problem)
@@ -90,7 +98,10 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     for (const close of closers.reverse()) await close()
   }
   try {
+    // Before the migrations (a superuser is refused before it changes anything) and after (who owns the event store now).
+    const before = await checkServiceRole(db, config, log, options.allowSuperuser === true)
     await migrate(db, log, config)
+    const warnings = before.length > 0 ? before : await checkServiceRole(db, config, log, options.allowSuperuser === true)
     if (config.SATANG_FAULT_CRASH_AFTER !== undefined) log.warn({ point: config.SATANG_FAULT_CRASH_AFTER }, 'SATANG_FAULT_CRASH_AFTER is set: this process kills itself at that point (tests only)')
     const store = makeEventStore(config, db, log)
     closers.push(store.close)
@@ -145,7 +156,8 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       httpUrl,
       database: db.description,
       ...(api === undefined ? {} : { api }),
-      summary: started.flatMap((r) => r.summary()),
+      summary: [...warnings, ...started.flatMap((r) => r.summary())],
+      routes: () => registeredRoutes(app),
       stop,
     }
   } catch (e) {
@@ -161,12 +173,14 @@ export type Running = Pick<ApiRole, 'gateway' | 'tokens' | 'recording' | 'recove
   readonly database: string
   /** The projections the projector keeps current in this process (empty when SATANG_PROJECTOR=off). */
   readonly projections: ReadonlyArray<string>
+  /** Every HTTP route it serves. */
+  readonly routes: () => ReadonlyArray<RegisteredRoute>
   readonly stop: () => Promise<void>
 }
 
 /** `satang up` with every role in this process: the quick start. */
-export const startSatang = async (config: Config, log: Logger): Promise<Running> => {
-  const running = await startProcess(config, log, 'all')
+export const startSatang = async (config: Config, log: Logger, options: StartOptions = {}): Promise<Running> => {
+  const running = await startProcess(config, log, 'all', options)
   const api = running.api
   if (api === undefined) {
     await running.stop()
@@ -181,6 +195,7 @@ export const startSatang = async (config: Config, log: Logger): Promise<Running>
     recording: api.recording,
     projections: projectionsRunBy(config),
     recovery: api.recovery,
+    routes: running.routes,
     stop: running.stop,
   }
 }

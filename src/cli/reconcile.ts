@@ -10,6 +10,7 @@ import { StartupError, makeEventStore, merchantIdOf, runProjector, statusTables,
 import type { Config } from '../config.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Logger } from '../logger.ts'
+import { makeAnchorWriter } from '../composition/anchors.ts'
 import { makeReconcileDeps, reconcilePolicyOf, waitForReadModels } from '../composition/reconciliation.ts'
 import { EXIT, UsageError } from './io.ts'
 import { connectGatewayForTool } from './reconcile-gateway.ts'
@@ -165,7 +166,8 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
       let lastProgress = 0
       const showProgress = opts.progress !== false
       try {
-        const deps = makeReconcileDeps({ config, store: tool.store, db: tool.db, gateway: gateway.client, merchantId: gateway.merchantId, statusTables: statusTables(config), log, newId: randomUUID })
+        const anchors = config.SATANG_EVENT_STORE === 'postgres' && opts.dryRun !== true ? await makeAnchorWriter(config, tool.db, log) : undefined
+        const deps = makeReconcileDeps({ config, store: tool.store, db: tool.db, gateway: gateway.client, merchantId: gateway.merchantId, statusTables: statusTables(config), log, newId: randomUUID, ...(anchors === undefined ? {} : { anchors }) })
         const crash = config.SATANG_FAULT_CRASH_AFTER === 'ReconcileBatch'
         const result = await reconcile(deps, {
           scope,

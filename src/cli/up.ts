@@ -15,6 +15,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
     .command('up')
     .description('run satang: database (embedded PostgreSQL unless SATANG_DATABASE_URL is set), migrations, event store, projector (read models), the Kafka relay when SATANG_KAFKA_BROKERS is set, merchant API and callbacks, the reconciliation scheduler (daily run and sweeps, SATANG_RECONCILE_*), and the built-in sandbox as the gateway unless SATANG_GATEWAY_BASE_URL is set')
     .option('--role <role>', `run one part of satang in this process: ${ROLES.join(', ')} or all`, 'all')
+    .option('--allow-superuser', 'start even when SATANG_DATABASE_URL connects as a PostgreSQL superuser (a loud warning; test databases only: a superuser can rewrite the event log)')
     .addHelpText(
       'after',
       [
@@ -30,16 +31,17 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         'Configuration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").',
         'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.',
         'One satang per data directory (SATANG_DATA_DIR, locked by satang.lock in it): a second one refuses to start, naming the first.',
+        'The service connects as a role that may only read and append the event log; as a superuser it refuses to start unless --allow-superuser (README "Least privilege").',
         'Exit codes: 0 stopped cleanly, 2 bad usage, bad configuration or start-up failed, 3 the data directory is in use by another satang.',
       ].join('\n'),
     )
-    .action(async (opts: { role: string }) => {
+    .action(async (opts: { role: string; allowSuperuser?: boolean }) => {
       try {
         if (!isRoleChoice(opts.role)) throw new StartupError(`--role must be one of ${ROLES.join(', ')} or all, got ${JSON.stringify(opts.role)}`)
         const config = await loadConfig()
         const log = rootLogger(config)
         process.stdout.write(`satang: starting${opts.role === 'all' ? '' : ` the ${opts.role} role`}…\n`)
-        const running = await startProcess(config, log, opts.role)
+        const running = await startProcess(config, log, opts.role, { allowSuperuser: opts.allowSuperuser === true })
         const out = (line: string): void => void process.stdout.write(`satang: ${line}\n`)
         out(`database: ${running.database}`)
         for (const line of running.summary) out(line)

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
+import type { AnchorWriter } from '../application/ports/anchors.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { GatewayPort } from '../application/ports/gateway.ts'
 import { makePostgresJobLock } from '../adapters/postgres/job-lock.ts'
@@ -61,6 +62,8 @@ export const makeReconcileDeps = (a: {
   readonly statusTables: { readonly payment: StatusTable; readonly refund: StatusTable }
   readonly log: Logger
   readonly newId: () => string
+  /** Anchors the log after every completed run (the PostgreSQL store). */
+  readonly anchors?: AnchorWriter
 }): ReconcileDeps => ({
   store: a.store,
   gateway: a.gateway,
@@ -73,7 +76,26 @@ export const makeReconcileDeps = (a: {
   newId: a.newId,
   log: a.log,
   readModelsCaughtUp: waitForReadModels(a.store, a.db),
+  ...(a.anchors === undefined ? {} : { afterRun: anchorAfterRun(a.anchors, a.log) }),
 })
+
+/** After a run: an anchor of the log (README "Tamper evidence"); a failure is logged, the run stands. */
+const anchorAfterRun =
+  (anchors: AnchorWriter, log: Logger) =>
+  async (runId: string): Promise<void> => {
+    // The run's events become readable once every older transaction has ended (the store's horizon): an
+    // anchor written before that finds the log unmoved (null), so it is tried again for a while.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const written = await anchors.write(`reconciliation run ${runId}`)()
+      if (E.isLeft(written)) {
+        log.child({ component: 'anchor' }).warn({ err: written.left.cause, runId }, 'the anchor after a reconciliation run could not be written; the next one covers it')
+        return
+      }
+      if (written.right !== null) return
+      await sleep(250)
+    }
+    log.child({ component: 'anchor' }).warn({ runId }, 'the events of the reconciliation run did not become readable within 10 s; the next anchor covers them')
+  }
 
 /** The scheduler of `satang up`: daily run and sweeps, one process acting per database. */
 export const startReconcileScheduler = (config: Config, deps: ReconcileDeps): Scheduler => {

@@ -6,7 +6,8 @@ import type { Config } from '../config.ts'
 /**
  * Settings whose secret sits in a file (a Docker or Compose secret under /run/secrets) rather than in
  * the environment, where `docker inspect` and process listings would show it: the API tokens
- * (`SATANG_API_TOKENS_FILE`) and the database password (`SATANG_DATABASE_PASSWORD_FILE`). Read once at
+ * (`SATANG_API_TOKENS_FILE`) and the database passwords (`SATANG_DATABASE_PASSWORD_FILE`,
+ * `SATANG_DATABASE_OWNER_PASSWORD_FILE`). Read once at
  * start. A problem (left) names the variable and the file, never the content.
  */
 const readSecret = async (variable: string, path: string): Promise<E.Either<string, string>> => {
@@ -38,6 +39,13 @@ export const withSecretFiles = async (config: Config): Promise<E.Either<string, 
     const url = new URL(config.SATANG_DATABASE_URL)
     url.password = encodeURIComponent(password.right)
     out = { ...out, SATANG_DATABASE_URL: url.toString() }
+  }
+  if (config.SATANG_DATABASE_OWNER_PASSWORD_FILE !== undefined && config.SATANG_DATABASE_OWNER_URL !== undefined) {
+    const password = await readSecret('SATANG_DATABASE_OWNER_PASSWORD_FILE', config.SATANG_DATABASE_OWNER_PASSWORD_FILE)
+    if (E.isLeft(password)) return password
+    const url = new URL(config.SATANG_DATABASE_OWNER_URL)
+    url.password = encodeURIComponent(password.right)
+    out = { ...out, SATANG_DATABASE_OWNER_URL: url.toString() }
   }
   return E.right(out)
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { statusTables } from '../composition/gateway.ts'
+import { makeAnchorWriter } from '../composition/anchors.ts'
 import { makeReconcileDeps, startReconcileScheduler } from '../composition/reconciliation.ts'
+import { startAnchorJob } from '../jobs/anchor.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 const hhmm = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
@@ -13,12 +15,16 @@ const hhmm = (minutes: number): string => `${String(Math.floor(minutes / 60)).pa
 export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRole> => {
   const { config, log } = ctx
   const on = config.SATANG_RECONCILE_SCHEDULER === 'on'
+  // Anchors of the PostgreSQL log: every SATANG_ANCHOR_INTERVAL_MINUTES and after every run.
+  const anchors = config.SATANG_EVENT_STORE === 'postgres' ? await makeAnchorWriter(config, ctx.db, log) : undefined
+  const interval = config.SATANG_ANCHOR_INTERVAL_MINUTES * 60_000
+  const anchorJob = anchors === undefined ? undefined : startAnchorJob({ writer: anchors, log }, { intervalMs: interval, firstAfterMs: Math.min(interval, 10_000) })
   const scheduler = on
     ? await (async () => {
         const gateway = await ctx.gateway()
         return startReconcileScheduler(
           config,
-          makeReconcileDeps({ config, store: ctx.store, db: ctx.db, gateway: gateway.client, merchantId: gateway.merchantId, statusTables: statusTables(config), log, newId: randomUUID }),
+          makeReconcileDeps({ config, store: ctx.store, db: ctx.db, gateway: gateway.client, merchantId: gateway.merchantId, statusTables: statusTables(config), log, newId: randomUUID, ...(anchors === undefined ? {} : { anchors }) }),
         )
       })()
     : undefined
@@ -31,7 +37,13 @@ export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRo
       on
         ? `reconciliation scheduler: the day before after ${hhmm(config.SATANG_RECONCILE_DAILY_AT)} Bangkok, sweeps of pending items every ${String(config.SATANG_RECONCILE_SWEEP_MINUTES)} min (satang reconcile for a run by hand)`
         : 'reconciliation scheduler off (SATANG_RECONCILE_SCHEDULER=off): run satang reconcile',
+      anchors === undefined
+        ? 'anchors: none (the EventStoreDB log is protected by its own access control; README "Tamper evidence")'
+        : `anchors of the event log ${interval > 0 ? `every ${String(config.SATANG_ANCHOR_INTERVAL_MINUTES)} min and ` : ''}after every reconciliation run, signed with ${anchors.keyPath}${anchors.generated ? ' (generated now)' : ''}${config.SATANG_ANCHOR_FILE === undefined ? '' : `, also appended to ${config.SATANG_ANCHOR_FILE}`}`,
     ],
-    stop: async () => scheduler?.stop(),
+    stop: async () => {
+      await scheduler?.stop()
+      await anchorJob?.stop()
+    },
   }
 }

@@ -66,7 +66,8 @@ describe('satang audit verify: usage', () => {
     const r = await satang('audit', 'verify', '--help')
     expect(r.code).toBe(0)
     for (const option of ['--json', '--save-heads', '--against', '--expect-digest', '--quiet']) expect(r.stdout).toContain(option)
-    expect(r.stdout).toMatch(/Only stream heads kept outside the database show that/)
+    expect(r.stdout).toMatch(/Anchors \(written by the scheduler/)
+    expect(r.stdout).toContain('--anchor-file')
     expect(r.stdout).toMatch(/Exit codes: 0 intact, 1 broken/)
     const parent = await satang('audit', '--help')
     expect(parent.code).toBe(0)
@@ -132,7 +133,7 @@ describe('satang audit verify', () => {
     const r = await satang('audit', 'verify')
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^event log intact: 9 events in 7 streams checked in \d+\.\d s\nstream heads digest: [0-9a-f]{64}\n$/)
+    expect(r.stdout).toMatch(/^event log intact: 9 events in 7 streams checked in \d+\.\d s\nanchors: none yet, .*\nstream heads digest: [0-9a-f]{64}\n$/)
     const json = await satang('audit', 'verify', '--json')
     expect(json.code).toBe(0)
     const parsed = JSON.parse(json.stdout) as { heads_digest: string }
@@ -178,7 +179,7 @@ describe('satang audit verify', () => {
     expect(r.code).toBe(1)
     expect(r.stdout.trim().split('\n')).toHaveLength(1)
     expect(r.stdout).toBe(
-      `event log BROKEN: stream ${stream} revision 1 (position ${target.right.position}, event ${target.right.eventId}): hash mismatch: the event's stored columns (data, metadata, type, times or ids) no longer give the hash it was appended with: its content was altered\n`,
+      `event log BROKEN: stream ${stream} revision 1 (position ${target.right.position}, event ${target.right.eventId}): hash mismatch: the event's stored columns (data, metadata, type, times or ids) no longer give the hash it was appended with: its content was altered (not yet covered by an anchor)\n`,
     )
     const json = await satang('audit', 'verify', '--json')
     expect(json.code).toBe(1)

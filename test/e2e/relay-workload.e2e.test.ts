@@ -106,7 +106,7 @@ describe.skipIf(skipReason !== undefined)('the Kafka relay inside satang up, aft
       SATANG_KAFKA_TOPIC_PARTITIONS: '3',
     })
     if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-    satang = await startSatang(config.right, log)
+    satang = await startSatang(config.right, log, { allowSuperuser: true })
     pool = makePostgresPool({ url: db.url, poolMax: 4 }, log)
     store = makePostgresEventStore({ pool, log }, { schema: 'eventstore' })
 

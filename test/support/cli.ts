@@ -5,10 +5,20 @@ export const SATANG_BIN = fileURLToPath(new URL('../../bin/satang.js', import.me
 
 export type CliResult = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
+/**
+ * `args` of a test's `satang up`: the int and e2e tests reach their PostgreSQL as its superuser
+ * (postgres@127.0.0.1:5432), which `satang up` refuses unless `--allow-superuser`; so a `satang up`
+ * given a SATANG_DATABASE_URL without an owner URL gets the flag, unless the test says `allowSuperuser: false`.
+ */
+export const testUpArgs = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, allowSuperuser = true): ReadonlyArray<string> =>
+  allowSuperuser && args[0] === 'up' && !args.includes('--help') && env['SATANG_DATABASE_URL'] !== undefined && env['SATANG_DATABASE_OWNER_URL'] === undefined && !args.includes('--allow-superuser')
+    ? [...args, '--allow-superuser']
+    : args
+
 /** Runs the real `satang` CLI in a child process (the same node that runs the tests). */
-export const runCli = (args: ReadonlyArray<string>, opts: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> =>
+export const runCli = (args: ReadonlyArray<string>, opts: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string; allowSuperuser?: boolean } = {}): Promise<CliResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SATANG_BIN, ...args], {
+    const child = spawn(process.execPath, [SATANG_BIN, ...testUpArgs(args, { ...process.env, ...opts.env }, opts.allowSuperuser)], {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

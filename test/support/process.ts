@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { SATANG_BIN } from './cli.ts'
+import { SATANG_BIN, testUpArgs } from './cli.ts'
 
 /**
  * The test process's environment without any `SATANG_*` setting (a developer's shell must not leak into
@@ -22,8 +22,8 @@ export type SatangProcess = {
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
-export const startSatangProcess = (args: ReadonlyArray<string>, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): SatangProcess => {
-  const child = spawn(process.execPath, [SATANG_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
+export const startSatangProcess = (args: ReadonlyArray<string>, opts: { env?: NodeJS.ProcessEnv; cwd?: string; allowSuperuser?: boolean } = {}): SatangProcess => {
+  const child = spawn(process.execPath, [SATANG_BIN, ...testUpArgs(args, { ...process.env, ...opts.env }, opts.allowSuperuser)], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))

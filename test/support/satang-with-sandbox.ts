@@ -52,7 +52,7 @@ export const startSatangWithSandbox = async (label: string, settings: Readonly<R
     ...settings,
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  const satang = await startSatang(config.right, silentLogger())
+  const satang = await startSatang(config.right, silentLogger(), { allowSuperuser: true })
   return {
     sandbox,
     satang,

@@ -60,6 +60,8 @@ describe('scripts/compose-secrets.sh', () => {
     const read = (name: string): string => readFileSync(join(target, name), 'utf8')
     expect(E.isRight(ApiTokens.decode(read('api-tokens').trim()))).toBe(true)
     expect(read('db-password').trim()).toMatch(/^[0-9a-f]{48}$/)
+    expect(read('db-service-password').trim()).toMatch(/^[0-9a-f]{48}$/)
+    expect(read('db-service-password')).not.toBe(read('db-password'))
     for (const who of ['merchant', 'gateway']) {
       expect(E.isRight(loadPrivateKey(read(`${who}-private.pem`))), who).toBe(true)
       expect(E.isRight(loadPublicKey(read(`${who}-public.pem`))), who).toBe(true)

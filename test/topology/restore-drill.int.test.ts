@@ -164,7 +164,7 @@ describe('restore drill: pg_dump of the store and the read models, drop, pg_rest
     // 5. satang runs on the restored database: a new payment is recorded and projected
     const config = decodeConfig({ ...t.toolEnv(), SATANG_HTTP_PORT: '0', SATANG_API_TOKENS: 'drill:drill-token-0123456789abcdef:payments:write+read', SATANG_LOG_LEVEL: 'silent', SATANG_RECONCILE_SCHEDULER: 'off' })
     if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-    const again = await startSatang(config.right, log)
+    const again = await startSatang(config.right, log, { allowSuperuser: true })
     try {
       const created = await fetch(`${again.httpUrl}/v1/payments`, {
         method: 'POST',

@@ -116,6 +116,8 @@ export type VerifyOptions = {
   readonly keptHeads?: ReadonlyArray<StreamHead>
   /** Return every stream's head (to keep for a later `keptHeads`). Default false. */
   readonly collectHeads?: boolean
+  /** Also compute the heads digest of the log as it stood at this position (an anchor's): each stream's last event at or before it. */
+  readonly digestAt?: Position
 }
 
 export type ChainVerification = {
@@ -133,6 +135,8 @@ export type ChainVerification = {
   readonly headsDigest: string | null
   /** With `collectHeads` (and an intact chain): every stream's head, in stream-name order. */
   readonly heads?: ReadonlyArray<StreamHead>
+  /** With `digestAt` (and an intact chain): the heads digest of the log as of that position, with its stream and event counts. */
+  readonly atPosition?: { readonly position: Position; readonly headsDigest: string; readonly streams: number; readonly events: number }
 }
 
 // Stream by stream, in revision order, on the (stream_name, stream_revision) unique index.
@@ -175,7 +179,7 @@ const positionOf = (row: Row): Position => `${pad20(row[9])}-${pad20(row[8])}` a
 const revisions = (from: bigint, to: bigint): string => (from === to ? `revision ${String(from)}` : `revisions ${String(from)} to ${String(to)}`)
 
 /** The digest of stream heads (see `ChainVerification.headsDigest`), built as the walk goes. */
-const makeHeadsDigest = () => {
+export const makeHeadsDigest = () => {
   const h = createHash('sha256')
   return {
     add: (stream: string, revision: bigint, hash: Uint8Array): void => {
@@ -240,6 +244,11 @@ const walk = async (client: PoolClient, schema: string, options: VerifyOptions):
   const keptStreamsSeen = new Set<string>()
   const heads: StreamHead[] = []
   const digest = makeHeadsDigest()
+  const digestAt = options.digestAt
+  const at = makeHeadsDigest()
+  let atHead: { readonly revision: bigint; readonly hash: Buffer } | undefined
+  let atStreams = 0
+  let atEvents = 0
 
   let events = 0
   let streams = 0
@@ -252,11 +261,17 @@ const walk = async (client: PoolClient, schema: string, options: VerifyOptions):
     events,
     headsDigest: firstBreak === null ? digest.hex() : null,
     ...(options.collectHeads === true && firstBreak === null ? { heads } : {}),
+    ...(digestAt !== undefined && firstBreak === null ? { atPosition: { position: digestAt, headsDigest: at.hex(), streams: atStreams, events: atEvents } } : {}),
   })
 
   /** A stream ended at `last`: its head is recorded, and a kept head beyond it is a break. */
   const endStream = (last: NonNullable<typeof prev>): ChainBreak | null => {
     digest.add(last.stream, last.revision, last.hash)
+    if (atHead !== undefined) {
+      at.add(last.stream, atHead.revision, atHead.hash)
+      atStreams += 1
+      atHead = undefined
+    }
     if (options.collectHeads === true) heads.push({ stream: last.stream, revision: last.revision, hash: last.hash.toString('hex') })
     const k = kept.get(last.stream)
     if (k !== undefined && k.revision > last.revision) {
@@ -287,6 +302,10 @@ const walk = async (client: PoolClient, schema: string, options: VerifyOptions):
       if (broken !== null) return broken
       events += 1
       prev = { stream: row[0], revision: BigInt(row[1]), hash: row[11] ?? Buffer.alloc(0), eventId: row[2] }
+      if (digestAt !== undefined && positionOf(row) <= digestAt) {
+        atHead = { revision: prev.revision, hash: prev.hash }
+        atEvents += 1
+      }
     }
     return null
   }

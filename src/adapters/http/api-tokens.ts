@@ -67,7 +67,9 @@ export const parseApiTokens = (text: string): { readonly tokens: ReadonlyArray<A
     for (const [i, entry] of entries.entries()) {
       // name:token:scopes — the scopes themselves contain a colon (payments:write), so only the first two split.
       const first = entry.indexOf(':')
-      const second = first < 0 ? -1 : entry.indexOf(':', first + 1)
+      // A hashed token (`sha256:<hex>`) holds a colon of its own.
+      const hashed = first >= 0 && entry.startsWith('sha256:', first + 1)
+      const second = first < 0 ? -1 : entry.indexOf(':', hashed ? first + 8 : first + 1)
       if (second < 0) return { problems: [`token ${String(i + 1)}: must be name:token:scope1+scope2 (a JSON list allows ":" and "," in tokens)`] }
       const scopes = entry.slice(second + 1)
       raw.push({ name: entry.slice(0, first), token: entry.slice(first + 1, second), scopes: scopes === '' ? [] : scopes.split('+') })
@@ -93,19 +95,29 @@ export const ApiTokens = new t.Type<ReadonlyArray<ApiToken>, string, unknown>(
 /** A fresh token: 32 random bytes, base64url (43 characters). */
 export const generateToken = (): string => randomBytes(32).toString('base64url')
 
+/** A token as the API keeps it after start-up: its name and scopes, never the token itself. */
+export type KnownToken = Pick<ApiToken, 'name' | 'scopes'>
+
 /** Matches a presented token against the configured ones. */
-export type TokenMatcher = (presented: string) => ApiToken | undefined
+export type TokenMatcher = (presented: string) => KnownToken | undefined
+
+/** A configured token given as its digest, `sha256:<64 hex digits>`, instead of the token itself. */
+const HASHED = /^sha256:([0-9a-f]{64})$/
 
 /**
- * Compares in constant time: both sides are hashed to 32 bytes first (so lengths leak nothing) and
+ * Keeps SHA-256 digests only (a token configured as `sha256:<hex>` is its digest already) and compares in constant time: both sides are hashed to 32 bytes first (so lengths leak nothing) and
  * every configured token is compared, whether or not an earlier one matched.
  */
 export const makeTokenMatcher = (tokens: ReadonlyArray<ApiToken>): TokenMatcher => {
   const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest()
-  const known = tokens.map((tk) => ({ tk, digest: digest(tk.token) }))
+  // Only the digests are kept: the plain tokens are not retained by the matcher.
+  const known = tokens.map((tk) => {
+    const hashed = HASHED.exec(tk.token)?.[1]
+    return { tk: { name: tk.name, scopes: tk.scopes }, digest: hashed === undefined ? digest(tk.token) : Buffer.from(hashed, 'hex') }
+  })
   return (presented) => {
     const d = digest(presented)
-    let found: ApiToken | undefined
+    let found: KnownToken | undefined
     for (const k of known) if (timingSafeEqual(k.digest, d) && found === undefined) found = k.tk
     return found
   }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import type { ApiScope, ApiToken, TokenMatcher } from './api-tokens.ts'
+import type { ApiScope, KnownToken, TokenMatcher } from './api-tokens.ts'
 
 /**
  * Bearer-token authentication of `/v1`. No token or an unknown one → 401 (with
@@ -7,10 +7,10 @@ import type { ApiScope, ApiToken, TokenMatcher } from './api-tokens.ts'
  * never logged or echoed; only the token's configured name is kept, for logs and event metadata.
  */
 
-const tokens = new WeakMap<FastifyRequest, ApiToken>()
+const tokens = new WeakMap<FastifyRequest, KnownToken>()
 
 /** The token that authenticated this request (set by `requireScope`). */
-export const tokenOf = (request: FastifyRequest): ApiToken | undefined => tokens.get(request)
+export const tokenOf = (request: FastifyRequest): KnownToken | undefined => tokens.get(request)
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
 

@@ -34,6 +34,14 @@ export const makeMetricsRegistry = (): Registry => {
   return registry
 }
 
+/** A route the server serves: its method and URL pattern. */
+export type RegisteredRoute = { readonly method: string; readonly url: string }
+
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>()
+
+/** Every route registered on a server made by `makeHttpServer` (HEAD routes fastify adds itself left out). */
+export const registeredRoutes = (app: FastifyInstance): ReadonlyArray<RegisteredRoute> => registered.get(app) ?? []
+
 /** The HTTP service: `/healthz`, `/metrics`, and the route groups of `deps.routes` (`/v1`, `/callbacks`). */
 export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   const logger: FastifyBaseLogger = deps.log.child({ component: 'http' })
@@ -48,6 +56,11 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,
+  })
+  const routes: RegisteredRoute[] = []
+  registered.set(app, routes)
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url })
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)

@@ -129,7 +129,9 @@ export const reconcile = async (deps: ReconcileDeps, req: ReconcileRequest): Pro
     lease = acquired.right
   }
   try {
-    return await runUnderLock(deps, req, log)
+    const result = await runUnderLock(deps, req, log)
+    if (E.isRight(result) && !req.dryRun && deps.afterRun !== undefined) await deps.afterRun(result.right.runId)
+    return result
   } catch (e) {
     if (e instanceof ItemStoreFailed || e instanceof RunStoreFailed) return E.left(failure(e.message))
     throw e

@@ -22,6 +22,8 @@ export const SERVICE_LOCK = {
   relay: 3,
   /** Held (session lock) by the one reconciliation scheduler that acts. */
   scheduler: 4,
+  /** Serialises anchor writers (transaction lock). */
+  anchors: 5,
 } as const
 
 /** A rebuild of one projection holds `(REBUILD_LOCKS, hashtext('rebuild:<schema>:<projection>'))`. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { ApiTokens, generateToken, makeTokenMatcher, parseApiTokens } from '../../../src/adapters/http/api-tokens.ts'
@@ -60,5 +61,16 @@ describe('API tokens', () => {
     expect(match(`${a}x`)).toBeUndefined()
     expect(match(a.slice(0, -1))).toBeUndefined()
     expect(match('')).toBeUndefined()
+  })
+
+  it('a token configured as sha256:<hex> matches the token it is the digest of; the matcher keeps no plain token', () => {
+    const plain = generateToken()
+    const digest = createHash('sha256').update(plain, 'utf8').digest('hex')
+    const parsed = parseApiTokens(`ops:sha256:${digest}:read`)
+    if (!('tokens' in parsed)) throw new Error(parsed.problems.join('; '))
+    const match = makeTokenMatcher(parsed.tokens)
+    expect(match(plain)).toEqual({ name: 'ops', scopes: ['read'] })
+    expect(match(`sha256:${digest}`)).toBeUndefined()
+    expect(JSON.stringify(match(plain))).not.toContain(plain)
   })
 })

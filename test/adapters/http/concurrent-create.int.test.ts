@@ -83,10 +83,10 @@ beforeAll(async () => {
     SATANG_LOG_LEVEL: 'silent',
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  satang = await startSatang(config.right, silentLogger())
+  satang = await startSatang(config.right, silentLogger(), { allowSuperuser: true })
   // Another instance has a data directory of its own (one satang per data directory), the same database.
   const secondDir = join(dir, 'second')
-  second = await startSatang({ ...config.right, SATANG_DATA_DIR: secondDir }, silentLogger())
+  second = await startSatang({ ...config.right, SATANG_DATA_DIR: secondDir }, silentLogger(), { allowSuperuser: true })
 })
 
 afterAll(async () => {

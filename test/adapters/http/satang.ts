@@ -27,5 +27,5 @@ export const startTestSatang = async (o: { readonly databaseUrl: string; readonl
     ...o.settings,
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  return startSatang(config.right, silentLogger())
+  return startSatang(config.right, silentLogger(), { allowSuperuser: true })
 }

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
-import type { ApiScope, ApiToken } from '../api-tokens.ts'
+import type { ApiScope, ApiToken, KnownToken } from '../api-tokens.ts'
 
 /*
  * Console sessions: signing in with an API token (posted from a form, never in a URL) sets a cookie
@@ -28,7 +28,7 @@ const b64 = (b: Buffer | string): string => Buffer.from(b).toString('base64url')
 
 export type Sessions = {
   /** The cookie value of a new session for `token`. */
-  readonly issue: (token: ApiToken, now: Date) => { readonly value: string; readonly session: ConsoleSession }
+  readonly issue: (token: KnownToken | ApiToken, now: Date) => { readonly value: string; readonly session: ConsoleSession }
   /** The session a cookie value names, when its signature holds, it has not expired and its token is still configured. */
   readonly read: (value: string, now: Date) => ConsoleSession | undefined
 }

@@ -6,6 +6,7 @@ import type { EventStoreFailure } from '../../../application/ports/event-store.t
 import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
+import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
 
 // The lock that serialises concurrent migrations of one database.
 const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.eventStoreMigrations] as const
@@ -199,6 +200,42 @@ create trigger events_no_truncate before truncate on "${s}".events for each stat
 comment on table "${s}".events is 'satang event log: append-only (UPDATE, DELETE and TRUNCATE refused by triggers), each event hash-chained to the previous one of its stream; global order is (tx_id, position); read only below pg_snapshot_xmin(pg_current_snapshot())';
 `
 
+// Anchors (0003): signed statements of the log's extent, written by the scheduler and at every
+// reconciliation run (src/adapters/eventstore/anchors.ts). `heads_digest` is the digest of every
+// stream's head as of `position` (the same digest `satang audit verify` prints), `anchor_heads` the
+// heads that changed since the previous anchor (folded, they give every head; their digest is signed
+// too), `prev_signature` chains each anchor to the one before. Insert-only, like the events.
+const createAnchors = (s: string): string => `
+create table "${s}".anchors (
+  seq             bigint      primary key check (seq > 0),
+  created_at      timestamptz not null,
+  reason          text        not null,
+  tx_id           xid8,
+  position        bigint,
+  events          bigint      not null check (events >= 0),
+  streams         bigint      not null check (streams >= 0),
+  heads_digest    bytea       not null check (octet_length(heads_digest) = 32),
+  changes_digest  bytea       not null check (octet_length(changes_digest) = 32),
+  changed_streams bigint      not null check (changed_streams >= 0),
+  prev_signature  bytea,
+  key_id          text        not null,
+  signature       bytea       not null
+);
+create table "${s}".anchor_heads (
+  seq             bigint      not null references "${s}".anchors (seq),
+  stream_name     text        collate "C" not null,
+  stream_revision bigint      not null,
+  hash            bytea       not null,
+  primary key (seq, stream_name)
+);
+create index anchor_heads_stream_idx on "${s}".anchor_heads (stream_name, seq desc);
+create trigger anchors_append_only before update or delete on "${s}".anchors for each row execute function "${s}".events_refuse_change();
+create trigger anchors_no_truncate before truncate on "${s}".anchors for each statement execute function "${s}".events_refuse_change();
+create trigger anchor_heads_append_only before update or delete on "${s}".anchor_heads for each row execute function "${s}".events_refuse_change();
+create trigger anchor_heads_no_truncate before truncate on "${s}".anchor_heads for each statement execute function "${s}".events_refuse_change();
+comment on table "${s}".anchors is 'satang anchors: signed (Ed25519) global position and stream heads digest of the event log; insert-only';
+`
+
 const migrations = (schema: string): ReadonlyArray<Migration> => [
   {
     name: '0001_events',
@@ -216,6 +253,7 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
       await db.raw(createAppendOnly(schema))
     },
   },
+  { name: '0003_anchors', up: async (db) => void (await db.raw(createAnchors(schema))) },
 ]
 
 const AppliedMigrations = t.array(t.type({ name: t.string }))
@@ -245,11 +283,18 @@ const assertTransactionIdsAhead = async (trx: Knex.Transaction, schema: string):
  * transaction and recorded in `<schema>.eventstore_migrations`. Idempotent, and safe to run from
  * several processes at once (an advisory lock orders them; the second finds nothing to do).
  */
-export const migrateEventStore = (deps: { readonly db: Knex; readonly log: Logger }, config: { readonly schema: string }): TE.TaskEither<EventStoreFailure, void> => {
+export const migrateEventStore = (
+  deps: { readonly db: Knex; readonly log: Logger },
+  config: { readonly schema: string; readonly serviceRole?: string },
+): TE.TaskEither<EventStoreFailure, void> => {
   const schema = config.schema
+  const service = config.serviceRole
   const log = deps.log.child({ component: 'eventstore', schema })
   if (!isValidSchemaName(schema)) {
     return TE.left({ _tag: 'EventStoreFailure', operation: 'migrate', retriable: false, cause: new Error(`invalid schema name ${JSON.stringify(schema)}`) })
+  }
+  if (service !== undefined && !isValidRoleName(service)) {
+    return TE.left({ _tag: 'EventStoreFailure', operation: 'migrate', retriable: false, cause: new Error(`invalid service role name ${JSON.stringify(service)}`) })
   }
   return TE.tryCatch(
     async () => {
@@ -266,6 +311,8 @@ export const migrateEventStore = (deps: { readonly db: Knex; readonly log: Logge
           await trx.withSchema(schema).into('eventstore_migrations').insert({ name: m.name })
         }
         await assertTransactionIdsAhead(trx, schema)
+        // The service role reads and appends, nothing more (see src/platform/postgres/roles.ts).
+        if (service !== undefined) await trx.raw(grantEventStoreToServiceSql(schema, service))
         return pending.map((m) => m.name)
       })
       if (applied.length > 0) log.info({ applied }, 'event store migrated')

@@ -1,0 +1,62 @@
+import { createPublicKey, type KeyObject } from 'node:crypto'
+import { appendFile, readFile } from 'node:fs/promises'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { anchorJson, anchorKeyIdOf, writeAnchor, type Anchor } from '../adapters/eventstore/anchors.ts'
+import type { AnchorWriter } from '../application/ports/anchors.ts'
+import type { Config } from '../config.ts'
+import { loadOrCreateEd25519Key } from '../local-secrets.ts'
+import type { Logger } from '../logger.ts'
+import type { Database } from './database.ts'
+import { EVENT_STORE_SCHEMA } from './database.ts'
+import { StartupError, dataPath } from './startup.ts'
+
+/** Where the anchor key is: SATANG_ANCHOR_KEY_FILE, else SATANG_DATA_DIR/anchor-private.pem (generated when absent). */
+export const anchorKeyPath = (config: Config): string => config.SATANG_ANCHOR_KEY_FILE ?? dataPath(config, 'anchor-private.pem')
+
+/**
+ * The anchors of the PostgreSQL event log, signed with the anchor key: written to the database and,
+ * with SATANG_ANCHOR_FILE, appended to that file too (one JSON line each). Only the scheduler role and
+ * `satang reconcile` load the key; the API never does.
+ */
+export const makeAnchorWriter = async (config: Config, db: Database, log: Logger): Promise<AnchorWriter & { readonly keyPath: string; readonly generated: boolean }> => {
+  const loaded = await loadOrCreateEd25519Key(anchorKeyPath(config), config.SATANG_ANCHOR_KEY_FILE === undefined)
+  if (E.isLeft(loaded)) throw new StartupError(`SATANG_ANCHOR_KEY_FILE: ${loaded.left}`)
+  const key = { privateKey: loaded.right.privateKey, keyId: anchorKeyIdOf(loaded.right.privateKey) }
+  const file = config.SATANG_ANCHOR_FILE
+  return {
+    keyPath: loaded.right.path,
+    generated: loaded.right.generated,
+    write: (reason) =>
+      pipe(
+        writeAnchor(db.pool, EVENT_STORE_SCHEMA, key, reason),
+        TE.chainFirstTaskK((written) => async () => {
+          if (written === null || file === undefined) return
+          await appendFile(file, `${JSON.stringify(anchorJson(written.anchor))}\n`, { encoding: 'utf8', mode: 0o600 }).catch((e: unknown) => {
+            log.child({ component: 'anchor' }).error({ err: e, file }, 'the anchor is in the database but could not be appended to SATANG_ANCHOR_FILE')
+          })
+        }),
+      ),
+  }
+}
+
+/** The public key anchors are checked with: a given file (public or private PEM), else the configured or generated anchor key's. */
+export const anchorPublicKey = async (config: Config, path?: string): Promise<{ readonly key: KeyObject; readonly path: string } | null> => {
+  const candidates = path !== undefined ? [path] : [anchorKeyPath(config), dataPath(config, 'anchor-public.pem')]
+  for (const p of candidates) {
+    const text = await readFile(p, 'utf8').catch(() => null)
+    if (text === null) {
+      if (path !== undefined) throw new StartupError(`cannot read the anchor key ${JSON.stringify(p)}`)
+      continue
+    }
+    try {
+      return { key: createPublicKey(text), path: p }
+    } catch {
+      throw new StartupError(`${JSON.stringify(p)} is not a PEM key`)
+    }
+  }
+  return null
+}
+
+export type { Anchor }

@@ -1,0 +1,191 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Pool } from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { anchorJson, anchorKeyIdOf, writeAnchor } from '../../src/adapters/eventstore/anchors.ts'
+import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
+import { migrateEventStore } from '../../src/adapters/postgres/migrations/eventstore.ts'
+import type { EventStore, EventToAppend } from '../../src/application/ports/event-store.ts'
+import { eventSourceOf, toEventToAppend } from '../../src/domain/events/registry.ts'
+import { silentLogger } from '../../src/logger.ts'
+import { EVENT_STORE_SCHEMA } from '../../src/main.ts'
+import { makeKnex, makePostgresPool } from '../../src/platform/postgres/pool.ts'
+import { freshDatabase } from '../adapters/http/database.ts'
+import * as order from '../domain/order/builders.ts'
+import { runCli } from '../support/cli.ts'
+import { envWithoutSatangSettings } from '../support/process.ts'
+
+/**
+ * `satang audit verify` against signed anchors: each of the five tamperings (done as the superuser,
+ * triggers disabled, as only an owner or superuser could) is found, named and dated by the anchor that
+ * covered it; an untouched log passes. Real PostgreSQL, the real CLI.
+ */
+
+const log = silentLogger()
+const MERCHANT = '140000000000000001'
+const events = `"${EVENT_STORE_SCHEMA}".events`
+const cwd = mkdtempSync(join(tmpdir(), 'satang-anchors-'))
+const keys = generateKeyPairSync('ed25519')
+const keyFile = join(cwd, 'anchor-private.pem')
+writeFileSync(keyFile, keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 })
+const anchorKey = { privateKey: keys.privateKey, keyId: anchorKeyIdOf(keys.privateKey) }
+
+const batch = (n: number): ReadonlyArray<EventToAppend> =>
+  Array.from({ length: n }, (_, i) => {
+    const e = order.anAcceptedCheckout()[i % 3]
+    if (e === undefined) throw new Error('builder')
+    return toEventToAppend(e, randomUUID(), { correlationId: 'c', causationId: 'c', recordedAt: new Date(Date.UTC(2026, 0, 1, 3, i)).toISOString(), source: eventSourceOf(e) })
+  })
+
+type Scenario = { readonly url: string; readonly pool: Pool; readonly store: EventStore; readonly streams: ReadonlyArray<string>; readonly drop: () => Promise<void> }
+let current: Scenario | undefined
+
+/** A fresh log of 3 streams of 4 events, anchored, then one more stream (after the anchor). */
+const anchoredLog = async (): Promise<Scenario> => {
+  const database = await freshDatabase('anchors')
+  const pool = makePostgresPool({ url: database.url }, log)
+  const db = makeKnex(pool)
+  const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
+  await db.destroy()
+  if (E.isLeft(migrated)) throw new Error('migrate')
+  const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
+  const streams = ['A', 'B', 'C'].map((s) => `order-${MERCHANT}-${s}-${randomUUID().slice(0, 6)}`)
+  for (const s of streams) for (const e of batch(4)) expect(E.isRight(await store.append(s, [e], 'any')())).toBe(true)
+  const anchored = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'test')()
+  if (E.isLeft(anchored) || anchored.right === null) throw new Error('anchor')
+  writeFileSync(join(cwd, `anchors-${new URL(database.url).pathname.slice(1)}.jsonl`), `${JSON.stringify(anchorJson(anchored.right.anchor))}\n`)
+  expect(E.isRight(await store.append(`order-${MERCHANT}-LATE`, batch(1), 'any')())).toBe(true)
+  current = {
+    url: database.url,
+    pool,
+    store,
+    streams,
+    drop: async () => {
+      await store.close()
+      await pool.end()
+      await database.drop()
+    },
+  }
+  return current
+}
+
+afterEach(async () => {
+  await current?.drop()
+  current = undefined
+})
+
+const verify = (s: Scenario, ...args: string[]) =>
+  runCli(['audit', 'verify', ...args], { env: envWithoutSatangSettings({ SATANG_DATABASE_URL: s.url, SATANG_ANCHOR_KEY_FILE: keyFile, SATANG_LOG_LEVEL: 'warn' }), cwd })
+
+/** Runs `sql` as the superuser with the append-only triggers off, as a tamperer would. */
+const tamper = async (s: Scenario, ...sql: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]>): Promise<void> => {
+  const c = await s.pool.connect()
+  try {
+    await c.query('begin')
+    await c.query(`alter table ${events} disable trigger user`)
+    for (const [text, values] of sql) await c.query(text, [...values])
+    await c.query(`alter table ${events} enable trigger user`)
+    await c.query('commit')
+  } finally {
+    c.release()
+  }
+}
+
+type Broken = { intact: boolean; first_break: { kind: string; stream: string; revision: string; since_anchor: string | null } | null; anchors: { problems: string[] } }
+const brokenJson = async (s: Scenario): Promise<Broken> => {
+  const r = await verify(s, '--json')
+  expect(r.code).toBe(1)
+  return JSON.parse(r.stdout) as Broken
+}
+
+describe('satang audit verify with anchors', () => {
+  it('passes on an untouched log: the anchor verifies and the log matches it', async () => {
+    const s = await anchoredLog()
+    const r = await verify(s)
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^event log intact: 13 events in 4 streams checked/)
+    expect(r.stdout).toMatch(/anchors: 1 checked with the key .*anchor-private\.pem; the log matches anchor #1 \(.*, test\) at position \d{20}-\d{20}/)
+    const file = join(cwd, `anchors-${new URL(s.url).pathname.slice(1)}.jsonl`)
+    expect((await verify(s, '--anchor-file', file)).code).toBe(0)
+  })
+
+  it('a changed event: hash mismatch at its stream and revision, covered since anchor #1', async () => {
+    const s = await anchoredLog()
+    const stream = s.streams[1] ?? ''
+    await tamper(s, [`update ${events} set data = data || '{"amount": "1"}' where stream_name = $1 and stream_revision = 2`, [stream]])
+    const r = await verify(s)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(new RegExp(`^event log BROKEN: stream ${stream} revision 2 \\(position \\d{20}-\\d{20}, event [0-9a-f-]{36}\\): hash mismatch: .*; this was anchored by anchor #1 \\(.*, test\\), so it was altered after that anchor was written`))
+    expect((await brokenJson(s)).first_break).toMatchObject({ kind: 'hash_mismatch', stream, revision: '2', since_anchor: '1' })
+  })
+
+  it('a deleted event in the middle: the missing revision is named', async () => {
+    const s = await anchoredLog()
+    const stream = s.streams[0] ?? ''
+    await tamper(s, [`delete from ${events} where stream_name = $1 and stream_revision = 1`, [stream]])
+    const r = await verify(s)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(new RegExp(`^event log BROKEN: stream ${stream} revision 2 .*: revision 1 of the stream is missing \\(deleted\\); this was anchored by anchor #1`))
+    expect((await brokenJson(s)).first_break).toMatchObject({ kind: 'missing_revision', stream, since_anchor: '1' })
+  })
+
+  it('a deleted tail: the anchored head is missing, which the chain alone cannot show', async () => {
+    const s = await anchoredLog()
+    const stream = s.streams[2] ?? ''
+    await tamper(s, [`delete from ${events} where stream_name = $1 and stream_revision >= 2`, [stream]])
+    const r = await verify(s)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain(`event log BROKEN: stream ${stream}: revisions 2 to 3 missing: the kept head is revision 3 but the stream ends at revision 1 (its last events were deleted); this was anchored by anchor #1`)
+    expect((await brokenJson(s)).first_break).toMatchObject({ kind: 'head_missing', stream, revision: '3', since_anchor: '1' })
+  })
+
+  it('a deleted whole stream: named, with the anchor that recorded it', async () => {
+    const s = await anchoredLog()
+    const stream = s.streams[1] ?? ''
+    await tamper(s, [`delete from ${events} where stream_name = $1`, [stream]])
+    const r = await verify(s)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain(`event log BROKEN: stream ${stream}: the whole stream is missing; the kept head is its revision 3 (the stream was deleted); this was anchored by anchor #1`)
+    expect((await brokenJson(s)).first_break).toMatchObject({ kind: 'head_missing', stream, since_anchor: '1' })
+  })
+
+  it('a reordered pair: the swapped events no longer link', async () => {
+    const s = await anchoredLog()
+    const stream = s.streams[0] ?? ''
+    await tamper(
+      s,
+      [`update ${events} set stream_revision = 1000 where stream_name = $1 and stream_revision = 1`, [stream]],
+      [`update ${events} set stream_revision = 1 where stream_name = $1 and stream_revision = 2`, [stream]],
+      [`update ${events} set stream_revision = 2 where stream_name = $1 and stream_revision = 1000`, [stream]],
+    )
+    const r = await verify(s)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(new RegExp(`^event log BROKEN: stream ${stream} revision 1 .*; this was anchored by anchor #1`))
+    const json = await brokenJson(s)
+    expect(['link_mismatch', 'hash_mismatch']).toContain(json.first_break?.kind)
+    expect(json.first_break).toMatchObject({ stream, revision: '1', since_anchor: '1' })
+  })
+
+  it('a rewritten anchor or a deleted one is reported as such (the anchor file keeps the evidence)', async () => {
+    const s = await anchoredLog()
+    const c = await s.pool.connect()
+    try {
+      await c.query(`alter table "${EVENT_STORE_SCHEMA}".anchors disable trigger user`)
+      await c.query(`update "${EVENT_STORE_SCHEMA}".anchors set events = events + 1`)
+    } finally {
+      c.release()
+    }
+    const r = await verify(s)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('anchors BROKEN: anchor #1 (')
+    expect(r.stdout).toContain('its signature does not verify: its fields were altered')
+    const file = join(cwd, `anchors-${new URL(s.url).pathname.slice(1)}.jsonl`)
+    expect(readFileSync(file, 'utf8')).toContain('"seq":"1"')
+    const withFile = await verify(s, '--anchor-file', file)
+    expect(withFile.stdout).toContain(`anchors BROKEN: anchor #1 differs between the database and ${file}: it was replaced`)
+  })
+})
