@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chownSync, mkdirSync, rmSync, statfsSync } from 'node:fs'
+import { chownSync, closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Pool } from 'pg'
@@ -115,12 +115,27 @@ export const prepareDiskFull = async (stack: Stack, pool: Pool): Promise<DiskFul
 
 const BALLAST = 'ballast'
 
+const isNoSpace = (e: unknown): boolean => typeof e === 'object' && e !== null && 'code' in e && e.code === 'ENOSPC'
+
+/** Writes zeros into a ballast file until the filesystem has no byte left (the table may grow meanwhile); the bytes written. */
 const fillDisk = (dir: string): number => {
-  const free = statfsSync(dir)
-  const bytes = free.bavail * free.bsize
-  // tmpfs allocates on write: a file of every free byte leaves nothing for the next page of the table
-  execFileSync('fallocate', ['-l', String(bytes), join(dir, BALLAST)])
-  return bytes
+  const fd = openSync(join(dir, BALLAST), 'w')
+  let written = 0
+  try {
+    for (const chunk of [Buffer.alloc(1 << 20), Buffer.alloc(8192), Buffer.alloc(512)]) {
+      for (;;) {
+        try {
+          written += writeSync(fd, chunk)
+        } catch (e) {
+          if (isNoSpace(e)) break
+          throw e
+        }
+      }
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return written
 }
 
 export const injectFault = async (kind: ServerFault, d: FaultDeps, n: number, disk: DiskFullSetup): Promise<FaultRun | { readonly skipped: string }> => {

@@ -41,7 +41,7 @@ It prints a table (faults, requests, acknowledged, recovered, time to recover) a
   -h, --help         this text
 
 Exit codes: 0 every check passed, 1 a check failed (the table says which), 2 bad usage, 3 the run could
-not be carried out (satang or the sandbox did not start).`
+not be carried out (satang or the sandbox did not start, or the suite itself failed).`
 
 type Options = { readonly short: boolean; readonly durationS: number; readonly concurrency: number; readonly json: string | undefined; readonly keep: boolean; readonly logLevel: string }
 
@@ -375,4 +375,7 @@ const compareWithGateway = async (s: Stack, traffic: Traffic, pool: Pool, tag: s
   return { orders, refunds, mismatches }
 }
 
-process.exitCode = await main()
+process.exitCode = await main().catch((e: unknown) => {
+  say(`the run broke off: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+  return 3
+})
