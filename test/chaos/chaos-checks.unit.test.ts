@@ -124,6 +124,7 @@ describe('spread and the table', () => {
       faults: [
         { kind: 'satang-sigkill', injected: 2, recovered: 2, ttrMs: [4000, 5000], details: [] },
         { kind: 'disk-full', injected: 0, recovered: 0, ttrMs: [], skipped: 'needs root', details: [] },
+        { kind: 'sandbox-reorder', injected: 3, recovered: null, ttrMs: [], details: [] },
       ],
       requests: [{ route: 'POST /v1/payments', sent: 10, acknowledged: 8, statuses: { '0': 1, '201': 8, '503': 1 } }],
       acknowledged: { creates: 8, refunds: 1, notifications: 5 },
@@ -136,6 +137,7 @@ describe('spread and the table', () => {
     const table = reportTable(report)
     expect(table).toMatch(/satang-sigkill\s+2\s+2\s+4\.0 s \/ 4\.5 s \/ 5\.0 s/)
     expect(table).toMatch(/disk-full\s+0\s+-\s+skipped: needs root/)
+    expect(table).toMatch(/sandbox-reorder\s+3\s+-\s+-/)
     expect(table).toMatch(/POST \/v1\/payments\s+10\s+8\s+none: 1, 201: 8, 503: 1/)
     expect(table).toContain('lost: 0; duplicated events: 1')
     expect(table).toContain('FAIL  duplicate events: 1: x')

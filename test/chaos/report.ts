@@ -4,8 +4,8 @@ import { spread } from './checks.ts'
 export type FaultRow = {
   readonly kind: string
   readonly injected: number
-  /** Server faults: recovered within the limit; callback faults: handled as they should be. */
-  readonly recovered: number
+  /** Server faults: recovered within the limit; callback faults: handled as they should be; null: shown only by the end checks. */
+  readonly recovered: number | null
   readonly ttrMs: ReadonlyArray<number>
   readonly skipped?: string
   readonly details: ReadonlyArray<string>
@@ -55,7 +55,7 @@ export const reportTable = (r: ChaosReport): string => {
   for (const f of r.faults) {
     const s = spread(f.ttrMs)
     const ttr = f.skipped !== undefined ? `skipped: ${f.skipped}` : s === null ? '-' : `${seconds(s.min)} / ${seconds(s.median)} / ${seconds(s.max)}`
-    out.push(`${pad(f.kind, 22)}${padLeft(String(f.injected), 9)}${padLeft(f.skipped !== undefined ? '-' : String(f.recovered), 11)}   ${ttr}`)
+    out.push(`${pad(f.kind, 22)}${padLeft(String(f.injected), 9)}${padLeft(f.skipped !== undefined || f.recovered === null ? '-' : String(f.recovered), 11)}   ${ttr}`)
   }
   out.push('')
   out.push(`${pad('requests', 48)}${padLeft('sent', 7)}${padLeft('2xx', 7)}   answers`)

@@ -285,7 +285,7 @@ const main = async (): Promise<number> => {
       ...traffic.pii,
     ]
     const logs = [
-      ...[s.satang, s.sandbox].flatMap((p) => p.incarnations.flatMap((i) => [i.stdoutFile, i.stderrFile])).map((f) => ({ name: f.slice(dir.length + 1), text: readText(f) })),
+      ...[s.satang, s.sandbox].flatMap((p) => p.incarnations.flatMap((i) => [i.stdoutFile, i.stderrFile])).map((f) => ({ name: f.slice(dir.length + 1), text: readFileSync(f, 'utf8') })),
       ...s.toolOutputs.map((t, i) => ({ name: `satang ${t.args.join(' ')} (#${String(i + 1)})`, text: `${t.result.stdout}\n${t.result.stderr}` })),
     ]
     const lines = logs.reduce((n, l) => n + l.text.split('\n').length, 0)
@@ -307,7 +307,7 @@ const main = async (): Promise<number> => {
         }
       }),
       ...CALLBACK_KINDS.map((kind): FaultRow => {
-        const c = callbacks.counts().get(kind) ?? { injected: 0, handled: 0 }
+        const c = callbacks.counts().get(kind) ?? { injected: 0, handled: null }
         return { kind, injected: c.injected, recovered: c.handled, ttrMs: [], details: [] }
       }),
     ]
@@ -335,14 +335,6 @@ const main = async (): Promise<number> => {
     process.off('SIGINT', interrupted)
     process.off('SIGTERM', interrupted)
     await cleanup()
-  }
-}
-
-const readText = (file: string): string => {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch (e) {
-    return `(could not read ${file}: ${e instanceof Error ? e.message : String(e)})`
   }
 }
 
