@@ -24,19 +24,25 @@ export type StoreFigures = {
 
 type Rate = { events: number; seconds: number }
 
-/** `rounds` rounds of bare then satang; events ÷ seconds summed over the rounds. */
-const alternate = async (ctx: BenchContext, what: string, run: (impl: 'satang' | 'bare', round: number) => Promise<Rate>): Promise<Pair> => {
-  const sum = { satang: { events: 0, seconds: 0 }, bare: { events: 0, seconds: 0 } }
+/** `rounds` rounds of bare then satang, each a load process measuring every figure; events ÷ seconds summed over the rounds, per figure. */
+const alternate = async (ctx: BenchContext, what: ReadonlyArray<string>, run: (impl: 'satang' | 'bare', round: number) => Promise<ReadonlyArray<Rate>>): Promise<Pair[]> => {
+  const sum = what.map(() => ({ satang: { events: 0, seconds: 0 }, bare: { events: 0, seconds: 0 } }))
   for (let r = 0; r < ctx.sizes.rounds; r++) {
     for (const impl of ['bare', 'satang'] as const) {
-      const x = await run(impl, r)
-      sum[impl].events += x.events
-      sum[impl].seconds += x.seconds
+      const xs = await run(impl, r)
+      xs.forEach((x, i) => {
+        const s = sum[i]?.[impl]
+        if (s === undefined) return
+        s.events += x.events
+        s.seconds += x.seconds
+      })
     }
   }
-  const pair = { satang: sum.satang.events / sum.satang.seconds, bare: sum.bare.events / sum.bare.seconds }
-  ctx.progress(`  ${what}: satang ${Math.round(pair.satang).toLocaleString('en-US')}/s, bare ${Math.round(pair.bare).toLocaleString('en-US')}/s (${(pair.satang / pair.bare).toFixed(2)})`)
-  return pair
+  return sum.map((s, i) => {
+    const pair = { satang: s.satang.events / s.satang.seconds, bare: s.bare.events / s.bare.seconds }
+    ctx.progress(`  ${what[i] ?? ''}: satang ${Math.round(pair.satang).toLocaleString('en-US')}/s, bare ${Math.round(pair.bare).toLocaleString('en-US')}/s (${(pair.satang / pair.bare).toFixed(2)})`)
+    return pair
+  })
 }
 
 type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number }
@@ -74,14 +80,13 @@ const live = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare
 
 export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events: number, label: string): Promise<StoreFigures> => {
   const s = String(ctx.sizes.appendSeconds)
-  const append = (writers: number, size: number, tag: string) => (impl: 'satang' | 'bare', r: number) => runJson<Rate>('store-load.ts', ['append', db.url, impl, String(writers), String(size), s, `${label}${tag}r${String(r)}`])
-  ctx.progress(`store figures with ${events.toLocaleString('en-US')} events in the store (${String(ctx.sizes.rounds)} rounds of ${s} s, bare and satang alternating):`)
-  const append1 = await alternate(ctx, 'appends, 1 writer, 1 event', append(1, 1, 'a1'))
-  const append8 = await alternate(ctx, 'appends, 8 writers, 1 event', append(8, 1, 'a8'))
-  const batch8 = await alternate(ctx, 'appends, 8 writers, 100 events', append(8, 100, 'b8'))
-  // A warm-up scan first: both then read from a warm buffer cache.
-  await runJson<Rate>('store-load.ts', ['read', db.url, 'bare'])
-  const readAll = await alternate(ctx, 'read-all catch-up', (impl) => runJson<Rate>('store-load.ts', ['read', db.url, impl]))
+  ctx.progress(`store figures with ${events.toLocaleString('en-US')} events in the store (${String(ctx.sizes.rounds)} rounds of ${s} s per figure, bare and satang alternating):`)
+  const [append1, append8, batch8] = await alternate(ctx, ['appends, 1 writer, 1 event', 'appends, 8 writers, 1 event', 'appends, 8 writers, 100 events'], async (impl, r) =>
+    (await runJson<{ results: Rate[] }>('store-load.ts', ['append', db.url, impl, '1x1,8x1,8x100', s, `${label}r${String(r)}`])).results,
+  )
+  // The first bare read is a warm-up: both then read from a warm buffer cache.
+  const [readAll] = await alternate(ctx, ['read-all catch-up'], async (impl, r) => (await runJson<{ results: Rate[] }>('store-load.ts', ['read', db.url, impl, impl === 'bare' && r === 0 ? '2' : '1'])).results.slice(-1))
+  if (append1 === undefined || append8 === undefined || batch8 === undefined || readAll === undefined) throw new Error('a store figure is missing')
   const liveBare = await live(ctx, db, 'bare', `${label}lb`)
   const liveSatang = await live(ctx, db, 'satang', `${label}ls`)
   ctx.progress(`  live delivery p99: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)

@@ -5,8 +5,8 @@
 // batch in one transaction; a bare SELECT scan of the same events in pages of the same size; bare
 // LISTEN/NOTIFY for live delivery. Prints one JSON line at the end. Times are epoch milliseconds
 // (performance.timeOrigin + performance.now()), comparable between processes of this machine.
-//   append   <url> <satang|bare> <writers> <eventsPerAppend> <seconds> <label>
-//   read     <url> <satang|bare>                 (the whole log, from the start)
+//   append   <url> <satang|bare> <writers>x<eventsPerAppend>[,…] <seconds> <label>   (one figure after another)
+//   read     <url> <satang|bare> [passes]        (the whole log from the start, `passes` times; default 1)
 //   live-sub <url> <satang|bare>                 (prints "ready", follows until a line "stop" on stdin)
 //   live-write <url> <satang|bare> <writers> <eventsPerSecond> <seconds> <label>
 import { randomUUID } from 'node:crypto'
@@ -98,13 +98,12 @@ const makeWriters = (connections: number): { writer: () => Writer; close: () => 
 }
 
 const appendMode = async (): Promise<void> => {
-  const [writersText, sizeText, secondsText, label] = rest
-  const writers = Number(writersText)
-  const size = Number(sizeText)
+  const [specsText, secondsText, label] = rest
+  const specs = (specsText ?? '').split(',').map((x) => x.split('x').map(Number) as [number, number])
   const seconds = Number(secondsText)
-  const w = makeWriters(writers)
+  const w = makeWriters(Math.max(...specs.map(([writers]) => writers)))
   // Each writer cycles over 50 streams of its own (aggregate style: exact expected revisions).
-  const runFor = async (ms: number, tag: string): Promise<{ events: number; seconds: number }> => {
+  const runFor = async (writers: number, size: number, ms: number, tag: string): Promise<{ events: number; seconds: number }> => {
     const deadline = performance.now() + ms
     const started = performance.now()
     const counts = await Promise.all(
@@ -121,13 +120,24 @@ const appendMode = async (): Promise<void> => {
     )
     return { events: counts.reduce((a, b) => a + b, 0), seconds: (performance.now() - started) / 1000 }
   }
-  await runFor(Math.min(1_000, seconds * 250), 'warm')
-  const measured = await runFor(seconds * 1000, 'run')
+  const results = []
+  for (const [writers, size] of specs) {
+    const tag = `${String(writers)}x${String(size)}`
+    await runFor(writers, size, Math.min(1_000, seconds * 250), `${tag}warm`)
+    results.push(await runFor(writers, size, seconds * 1000, tag))
+  }
   await w.close()
-  process.stdout.write(`${JSON.stringify(measured)}\n`)
+  process.stdout.write(`${JSON.stringify({ results })}\n`)
 }
 
 const readMode = async (): Promise<void> => {
+  const passes = Number(rest[0] ?? '1')
+  const results: Array<{ events: number; seconds: number }> = []
+  for (let p = 0; p < passes; p++) results.push(await readPass())
+  process.stdout.write(`${JSON.stringify({ results })}\n`)
+}
+
+const readPass = async (): Promise<{ events: number; seconds: number }> => {
   const probe = new pg.Pool({ connectionString: url, max: 1 })
   const { rows } = await probe.query<{ n: string }>(`select count(*)::text as n from ${EVENT_TABLE}`)
   await probe.end()
@@ -168,7 +178,7 @@ const readMode = async (): Promise<void> => {
     }
     await client.end()
   }
-  process.stdout.write(`${JSON.stringify({ events: read, seconds: (performance.now() - started) / 1000 })}\n`)
+  return { events: read, seconds: (performance.now() - started) / 1000 }
 }
 
 const liveSubMode = async (): Promise<void> => {
