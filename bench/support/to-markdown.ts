@@ -12,7 +12,7 @@ const n = (x: number): string => (Number.isInteger(x) ? x.toLocaleString('en-US'
 const target = (t: Target): string => `${t.on === 'ratio' ? 'ratio ' : ''}${t.op === '>=' ? '≥' : t.op === '<=' ? '≤' : '<'} ${n(t.value)}`
 const load = (l: Record<string, number>): string => `${String(l['one'])} / ${String(l['five'])} / ${String(l['fifteen'])}`
 const lines = [
-  `Run of ${r.at.slice(0, 16).replace('T', ' ')} UTC: ${String(r.machine.cpus)} cores (${r.machine.cpuModel ?? ''}), Node ${r.machine.node}, PostgreSQL ${r.machine.postgres ?? '?'}; load average (1/5/15 min) ${load(r.loadAverage.start)} at the start, ${load(r.loadAverage.end)} at the end; ${String(Math.round(r.seconds / 60))} minutes. Sizes: ${Object.entries(r.sizes).map(([k, v]) => `${k} ${n(v)}`).join(', ')}.`,
+  `Run ended ${r.at.slice(0, 16).replace('T', ' ')} UTC: ${String(r.machine.cpus)} cores (${r.machine.cpuModel ?? ''}), Node ${r.machine.node}, PostgreSQL ${r.machine.postgres ?? '?'}; load average (1/5/15 min) ${load(r.loadAverage.start)} at the start, ${load(r.loadAverage.end)} at the end; ${String(Math.round(r.seconds / 60))} minutes. Sizes: ${Object.entries(r.sizes).map(([k, v]) => `${k} ${n(v)}`).join(', ')}.`,
   '',
   '| Group | Figure | Value | Baseline | Ratio | Target | Met |',
   '|---|---|---:|---:|---:|---|---|',
