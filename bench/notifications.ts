@@ -1,138 +1,166 @@
-// Notification ingestion benchmark: satang (in this process, on its own database) receives signed
-// PAYMENT notifications over loopback HTTP; each is verified (RSA-2048), decided and appended. Figures:
-// notifications ingested per second with p50/p99 latency, for new observations and for redeliveries
-// (idempotent: verified, read, nothing appended).
-import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// Notification figures (issue 16): signed PAYMENT notifications (status PS) for checkouts satang holds,
+// sent by a load process of its own (bench/support/notify-load.ts, 32 in flight over keep-alive, as a
+// gateway delivering a backlog) to satang started from the CLI on a fresh database of the machine's
+// PostgreSQL: `satang up` (every role in one process, the projector running), then `satang up --role
+// api` and `--role projector` as two processes. Each new notification is verified, recorded and
+// answered; then every one is delivered again (redelivered: verified, answered, nothing appended). The
+// bare baseline of the same run (bench/support/bare-receiver.ts): a node:http server that verifies the
+// same signature and INSERTs the notification into one table, idempotently. The RSS of `satang up` is
+// sampled over its whole load (and over --soak-minutes of redeliveries after it).
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import * as E from 'fp-ts/lib/Either.js'
-import { Client } from 'pg'
-import { loadPrivateKey, loadPublicKey, makeSigner, signedForm } from '../src/domain/gateway/signing.ts'
-import { makeSandbox } from '../src/sandbox/sandbox.ts'
-import { decodeConfig } from '../src/config.ts'
-import { satangCanonicalV1 } from '../src/domain/gateway/canonical.ts'
-import { silentLogger } from '../src/logger.ts'
-import { startSatang } from '../src/main.ts'
+import { fileURLToPath } from 'node:url'
 import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchContext, BenchResult } from './types.ts'
+import { countEvents, createBenchDatabase } from './support/databases.ts'
+import { MERCHANT_ID } from './support/event-log.ts'
+import { runJson, sampleMemory, startNode, supportScript } from './support/processes.ts'
+import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
+import { startSandboxProcess } from './support/sandbox-process.ts'
+import { fmt, latencyRatio, rateRatio, round } from './support/stats.ts'
 
-const ORDERS = 1_000
-const CREATE_CONCURRENCY = 16
-const NOTIFY_CONCURRENCY = 32
-const MERCHANT_ID = '140000000000000001'
-const TOKEN = 'bench-notifications-token-0123456789'
+const CONCURRENCY = 32
+const CACHE = fileURLToPath(new URL('./results/cache/', import.meta.url))
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
-const round = (n: number, digits = 0): number => Number(n.toFixed(digits))
+type Load = { sent: number; failures: number; firstFailure: string | null; seconds: number; p50_ms: number; p99_ms: number; max_ms: number }
 
-/** Runs `work(i)` for i in [0, n) with `concurrency` workers; the latency of each in ms. */
-const pool = async (n: number, concurrency: number, work: (i: number) => Promise<void>): Promise<{ seconds: number; latencies: number[] }> => {
-  const latencies: number[] = []
-  let next = 0
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < n; i = next++) {
-        const t0 = performance.now()
-        await work(i)
-        latencies.push(performance.now() - t0)
-      }
-    }),
-  )
-  return { seconds: (performance.now() - started) / 1000, latencies: latencies.sort((a, b) => a - b) }
+const rate = (l: Load): number => l.sent / l.seconds
+
+const mustSucceed = (what: string, l: Load): Load => {
+  if (l.failures > 0) throw new Error(`${what}: ${String(l.failures)} of ${String(l.sent)} notifications were not answered SUCCESS (first: ${l.firstFailure ?? ''})`)
+  return l
 }
 
-const orThrow = <A>(e: E.Either<{ readonly message: string }, A>): A => {
-  if (E.isLeft(e)) throw new Error(e.left.message)
-  return e.right
+/**
+ * The signed bodies for checkouts 0 … n-1, cached in bench/results/cache (RSA PKCS#1 v1.5 signatures
+ * are deterministic: the same key and fields sign the same); signed by two processes when missing.
+ */
+const signedBodies = async (ctx: BenchContext, gatewayPrivate: string, n: number): Promise<string> => {
+  const key = createHash('sha256').update(readFileSync(gatewayPrivate)).digest('hex').slice(0, 12)
+  const file = join(CACHE, `notifications-${key}-${String(n)}.jsonl`)
+  if (existsSync(file)) return file
+  mkdirSync(CACHE, { recursive: true })
+  // A larger set signed before holds these as its first lines.
+  const larger = readdirSync(CACHE).map((f) => new RegExp(`^notifications-${key}-(\\d+)\\.jsonl$`).exec(f)).find((m) => m !== null && Number(m[1]) > n)
+  if (larger != null) {
+    writeFileSync(file, `${readFileSync(join(CACHE, larger[0]), 'utf8').split('\n').slice(0, n).join('\n')}\n`)
+    return file
+  }
+  ctx.progress(`signing ${fmt(n)} notifications as the gateway (two processes; cached in ${file} for the next runs)…`)
+  const half = Math.ceil(n / 2)
+  const parts = [0, 1].map((w) => `${file}.${String(w)}.part`)
+  await Promise.all([0, 1].map((w) => runJson<{ signed: number }>('sign-notifications.ts', [gatewayPrivate, String(w * half), String(Math.max(0, Math.min(half, n - w * half))), parts[w] ?? ''])))
+  writeFileSync(`${file}.tmp`, parts.map((p) => readFileSync(p, 'utf8')).join(''))
+  renameSync(`${file}.tmp`, file)
+  for (const p of parts) rmSync(p, { force: true })
+  return file
 }
+
+type Setup = { readonly label: string; readonly processes: ReadonlyArray<SatangProcess>; readonly apiUrl: string; readonly measured: SatangProcess | undefined }
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
+  const n = ctx.sizes.notifications
   const vectors = loadSigningVectors()
-  const merchantPublicKey = orThrow(loadPublicKey(vectors.keys.merchant.public_key_pem))
-  const gatewayKey = orThrow(loadPrivateKey(vectors.keys.gateway.private_key_pem))
-  const gatewaySigner = makeSigner(satangCanonicalV1, gatewayKey)
-
-  const dbName = `satang_bench_notify_${randomUUID().replaceAll('-', '').slice(0, 10)}`
-  const admin = new Client({ connectionString: ctx.databaseUrl })
-  await admin.connect()
-  await admin.query(`create database "${dbName}"`)
-  const url = new URL(ctx.databaseUrl)
-  url.pathname = `/${dbName}`
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-notify-'))
-  writeFileSync(join(dir, 'merchant.pem'), vectors.keys.merchant.private_key_pem)
-  writeFileSync(join(dir, 'gateway.pem'), vectors.keys.gateway.public_key_pem)
-
-  // The sandbox only creates the orders; notifications are sent by the bench itself.
-  const sandbox = await makeSandbox(
-    { log: silentLogger() },
-    { port: 0, merchants: new Map([[MERCHANT_ID, merchantPublicKey]]), gatewayPrivateKey: gatewayKey, rateLimit: { perSecond: 0, burst: 1 } },
-  )
-  const config = decodeConfig({
-    SATANG_DATABASE_URL: url.toString(),
-    SATANG_GATEWAY_BASE_URL: sandbox.url,
-    SATANG_MERCHANT_ID: MERCHANT_ID,
-    SATANG_MERCHANT_PRIVATE_KEY_FILE: join(dir, 'merchant.pem'),
-    SATANG_GATEWAY_PUBLIC_KEY_FILE: join(dir, 'gateway.pem'),
-    SATANG_HTTP_PORT: '0',
-    SATANG_API_TOKENS: `bench:${TOKEN}:payments:write+read+audit`,
-    SATANG_DATA_DIR: dir,
-    SATANG_LOG_LEVEL: 'silent',
-  })
-  if (E.isLeft(config)) throw new Error(`bench: config: ${JSON.stringify(config.left)}`)
-  const satang = await startSatang(config.right, silentLogger(), { allowSuperuser: true })
+  const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
+  writeFileSync(files.merchantPublic, vectors.keys.merchant.public_key_pem)
+  writeFileSync(files.merchantPrivate, vectors.keys.merchant.private_key_pem)
+  writeFileSync(files.gatewayPrivate, vectors.keys.gateway.private_key_pem)
+  writeFileSync(files.gatewayPublic, vectors.keys.gateway.public_key_pem)
+  const out: BenchResult[] = []
+  // The sandbox is satang's configured gateway (nothing in these figures calls it).
+  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
   try {
-    const orderIds: string[] = []
-    const created = await pool(ORDERS, CREATE_CONCURRENCY, async (i) => {
-      const res = await fetch(`${satang.httpUrl}/v1/checkouts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ merchant_order_id: `BENCH-${String(i)}`, order_amount: '99.50', order_currency: 'THB', order_desc: 'Bench', customer: { merchant_user_id: `u-${String(i)}` } }),
-      })
-      const body = (await res.json()) as { gateway_order_id?: unknown }
-      if (res.status !== 201 || typeof body.gateway_order_id !== 'string') throw new Error(`bench: checkout ${String(i)} answered ${String(res.status)}`)
-      orderIds[i] = body.gateway_order_id
-    })
-    ctx.log.info({ orders: ORDERS, seconds: round(created.seconds, 1) }, 'bench: orders created')
+    const bodies = await signedBodies(ctx, files.gatewayPrivate, n)
 
-    // Signed before the clock starts: the gateway's signing is not satang's cost.
-    const bodies = orderIds.map((orderId, i) =>
-      JSON.stringify(
-        signedForm(gatewaySigner, {
-          notify_type: 'PAYMENT',
-          merchant_id: MERCHANT_ID,
-          merchant_order_id: `BENCH-${String(i)}`,
-          order_id: orderId,
-          order_status: 'PS',
-          order_amount: '99.50',
-          order_currency: 'THB',
-          order_desc: 'Bench',
-          create_time: '2026-11-21 10:00:00',
-          complete_time: '2026-11-21 10:01:00',
-        }),
-      ),
-    )
-    const deliver = async (i: number): Promise<void> => {
-      const res = await fetch(`${satang.httpUrl}/callbacks/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[i] ?? '' })
-      const text = await res.text()
-      if (res.status !== 200 || text !== 'SUCCESS') throw new Error(`bench: notification ${String(i)} answered ${String(res.status)} ${text}`)
+    // The bare baseline.
+    ctx.progress(`notifications: bare receiver, ${fmt(n)} new then ${fmt(n)} redelivered…`)
+    const bareDb = await createBenchDatabase(ctx.databaseUrl, 'notifybare', ctx.log, { readModels: false })
+    let bareNew: Load
+    let bareAgain: Load
+    const receiver = startNode([supportScript('bare-receiver.ts'), bareDb.url, files.gatewayPublic], process.env)
+    try {
+      const m = await receiver.waitFor(/"url":"(http:\/\/[^"]+)"/, 60_000)
+      const url = m[1] ?? ''
+      bareNew = mustSucceed('bare, new', await runJson<Load>('notify-load.ts', [url, bodies, String(CONCURRENCY)]))
+      bareAgain = mustSucceed('bare, redelivered', await runJson<Load>('notify-load.ts', [url, bodies, String(CONCURRENCY)]))
+    } finally {
+      await receiver.stop()
+      await bareDb.drop()
     }
-    const fresh = await pool(ORDERS, NOTIFY_CONCURRENCY, deliver)
-    const again = await pool(ORDERS, NOTIFY_CONCURRENCY, deliver)
-    return [
-      { name: 'notifications: ingested/s (verify + record, new)', value: round(ORDERS / fresh.seconds), unit: 'notifications/s' },
-      { name: 'notifications: p50 latency (new)', value: round(percentile(fresh.latencies, 50), 1), unit: 'ms' },
-      { name: 'notifications: p99 latency (new)', value: round(percentile(fresh.latencies, 99), 1), unit: 'ms' },
-      { name: 'notifications: ingested/s (redelivered, idempotent)', value: round(ORDERS / again.seconds), unit: 'notifications/s' },
-      { name: 'notifications: p50 latency (redelivered)', value: round(percentile(again.latencies, 50), 1), unit: 'ms' },
-      { name: 'notifications: p99 latency (redelivered)', value: round(percentile(again.latencies, 99), 1), unit: 'ms' },
-    ]
+    ctx.progress(`  bare: new ${fmt(Math.round(rate(bareNew)))}/s (p99 ${bareNew.p99_ms.toFixed(1)} ms), redelivered ${fmt(Math.round(rate(bareAgain)))}/s`)
+
+    for (const label of ['satang up', 'api + projector'] as const) {
+      const db = await createBenchDatabase(ctx.databaseUrl, label === 'satang up' ? 'notifyup' : 'notifyroles', ctx.log)
+      const processes: SatangProcess[] = []
+      try {
+        ctx.progress(`notifications, ${label}: ${fmt(n)} checkouts into the log…`)
+        await runJson('load-log.ts', [db.url, 'checkouts', '0', String(n)])
+        const settings = {
+          SATANG_DATABASE_URL: db.url,
+          SATANG_GATEWAY_BASE_URL: sandbox.url,
+          SATANG_MERCHANT_ID: MERCHANT_ID,
+          SATANG_MERCHANT_PRIVATE_KEY_FILE: files.merchantPrivate,
+          SATANG_GATEWAY_PUBLIC_KEY_FILE: files.gatewayPublic,
+          SATANG_API_TOKENS: 'bench:bench-notifications-token-0123456789:payments:write+read+audit',
+          // No daily run or sweep starts in the middle of a measurement.
+          SATANG_RECONCILE_SCHEDULER: 'off',
+        }
+        if (label === 'satang up') processes.push(await startSatang('all', settings))
+        else {
+          processes.push(await startSatang('api', settings))
+          processes.push(await startSatang('projector', settings))
+        }
+        const setup: Setup = { label, processes, apiUrl: processes[0]?.url ?? '', measured: label === 'satang up' ? processes[0] : undefined }
+        await waitForProjections(db.pool, ctx.log, 600_000, ctx.progress)
+        const before = await countEvents(db.pool)
+        const sampler = sampleMemory(setup.measured?.running.pid, 500)
+        ctx.progress(`notifications, ${label}: ${fmt(n)} new…`)
+        const fresh = mustSucceed(`${label}, new`, await runJson<Load>('notify-load.ts', [setup.apiUrl, bodies, String(CONCURRENCY)]))
+        const afterNew = await countEvents(db.pool)
+        const soak = label === 'satang up' ? ctx.sizes.soakMinutes * 60 : 0
+        ctx.progress(`  new ${fmt(Math.round(rate(fresh)))}/s, p99 ${fresh.p99_ms.toFixed(1)} ms; ${fmt(n)} redelivered${soak > 0 ? `, again and again for ${String(ctx.sizes.soakMinutes)} min` : ''}…`)
+        const again = mustSucceed(`${label}, redelivered`, await runJson<Load>('notify-load.ts', [setup.apiUrl, bodies, String(CONCURRENCY), String(soak)]))
+        const samples = await sampler.stop()
+        const afterAgain = await countEvents(db.pool)
+        ctx.progress(`  redelivered ${fmt(Math.round(rate(again)))}/s; projector catching up…`)
+        await waitForProjections(db.pool, ctx.log, 600_000, ctx.progress)
+        const tag = label === 'satang up' ? 'satang up' : 'api + projector processes'
+        out.push(
+          { name: `new notifications/s (verify + record + respond), ${tag}, projector running`, value: round(rate(fresh)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + one INSERT + respond', value: round(rate(bareNew)) }, ratio: rateRatio(rate(fresh), rate(bareNew)), targets: [{ on: 'value', op: '>=', value: 2_000 }] },
+          { name: `new notifications p50, ${tag}`, value: round(fresh.p50_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p50', value: round(bareNew.p50_ms, 1) }, ratio: latencyRatio(fresh.p50_ms, bareNew.p50_ms) },
+          { name: `new notifications p99, ${tag}`, value: round(fresh.p99_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p99', value: round(bareNew.p99_ms, 1) }, ratio: latencyRatio(fresh.p99_ms, bareNew.p99_ms), targets: [{ on: 'value', op: '<', value: 50 }] },
+          { name: `redelivered notifications/s, ${tag}`, value: round(rate(again)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + INSERT … ON CONFLICT DO NOTHING', value: round(rate(bareAgain)) }, ratio: rateRatio(rate(again), rate(bareAgain)), targets: [{ on: 'value', op: '>=', value: 6_000 }] },
+          { name: `redelivered notifications p99, ${tag}`, value: round(again.p99_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p99', value: round(bareAgain.p99_ms, 1) }, ratio: latencyRatio(again.p99_ms, bareAgain.p99_ms) },
+          { name: `events appended per new notification, ${tag}`, value: round((afterNew - before) / n, 2), unit: 'events' },
+          { name: `events appended by ${fmt(again.sent)} redeliveries, ${tag}`, value: afterAgain - afterNew, unit: 'events', targets: [{ on: 'value', op: '<=', value: 0 }] },
+        )
+        if (setup.measured !== undefined && samples.length > 0) {
+          const rss = samples.map((s) => s.rss)
+          const quarter = (q: number): number => {
+            const part = rss.slice(Math.floor((rss.length * q) / 4), Math.max(Math.floor((rss.length * q) / 4) + 1, Math.floor((rss.length * (q + 1)) / 4)))
+            return part.reduce((a, b) => a + b, 0) / part.length
+          }
+          const peak = Math.max(...samples.map((s) => s.peak))
+          const seconds = samples.at(-1)?.at ?? 0
+          const step = Math.max(1, Math.floor(samples.length / 120))
+          out.push(
+            { name: `RSS of satang up under the notification load: peak (${String(samples.length)} samples over ${seconds.toFixed(0)} s)`, value: round(peak), unit: 'MB', targets: [{ on: 'value', op: '<', value: 300 }], detail: { samples: samples.filter((_, i) => i % step === 0).map((s) => [round(s.at, 1), round(s.rss, 1)]) } },
+            { name: 'RSS of satang up: at the start of the load', value: round(rss[0] ?? Number.NaN), unit: 'MB' },
+            { name: 'RSS of satang up: at the end of the load', value: round(rss.at(-1) ?? Number.NaN), unit: 'MB' },
+            { name: 'RSS of satang up, flat? mean of the last quarter of the run ÷ mean of the second quarter', value: round(quarter(3) / quarter(1), 2), unit: 'ratio', targets: [{ on: 'value', op: '<=', value: 1.1 }] },
+          )
+        }
+      } finally {
+        for (const p of [...processes].reverse()) await p.running.stop()
+        await db.drop()
+      }
+    }
+    return out
   } finally {
-    await satang.stop()
-    await sandbox.close()
+    await sandbox.stop()
     rmSync(dir, { recursive: true, force: true })
-    await admin.query(`drop database if exists "${dbName}" with (force)`)
-    await admin.end()
   }
 }

@@ -1,80 +1,181 @@
-// `npm run bench [-- --only NAME[,NAME]] [--out FILE]`: runs every bench module, prints a table and
-// writes machine-readable JSON (default bench/results/latest.json). Figures with a target are checked;
-// the exit code is 1 when a target is missed, so a regression is visible in a script.
+// `npm run bench [-- options]`: the hot-path figures of issue 16 (groups notifications, projections,
+// store, scale), each against a bare baseline measured in the same run, with the issue's targets; the
+// older benches (signing, sandbox, relay, reconcile, console) by name with --only. Prints a table and
+// writes JSON (default bench/results/latest.json). Exit code 1 when a target is missed or a group failed.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { arch, cpus, platform, totalmem } from 'node:os'
+import { arch, cpus, loadavg, platform, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { makeLogger } from '../src/logger.ts'
-import type { BenchModule, BenchResult } from './types.ts'
+import type { BenchContext, BenchModule, BenchResult, BenchSizes, Target } from './types.ts'
+import { cleanUp } from './support/shared-log.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const { values } = parseArgs({
-  options: {
-    only: { type: 'string' },
-    out: { type: 'string', default: join(here, 'results', 'latest.json') },
-    help: { type: 'boolean', short: 'h' },
-  },
-})
+/** The default run, in this order (projections needs the shared log before the store figures append to it). */
+const DEFAULT_GROUPS = ['notifications', 'projections', 'store', 'scale']
+const DEFAULTS: BenchSizes = { events: 100_000, largeEvents: 1_000_000, notifications: 20_000, appendSeconds: 3, rounds: 2, liveSeconds: 8, liveRate: 400, soakMinutes: 0 }
+const QUICK: BenchSizes = { events: 4_000, largeEvents: 12_000, notifications: 300, appendSeconds: 0.5, rounds: 1, liveSeconds: 1, liveRate: 200, soakMinutes: 0 }
+
 const modules = readdirSync(here)
   .filter((f) => f.endsWith('.ts') && !['run.ts', 'types.ts'].includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
   .sort()
+
+const usage = `usage: npm run bench -- [options]
+
+Runs the hot-path benchmarks of satang (issue 16), each figure against a bare baseline measured in
+the same run, prints a table (figure, baseline, ratio, target, met) and writes JSON.
+
+Options:
+  --only GROUP[,GROUP]    run only these groups (default: ${DEFAULT_GROUPS.join(', ')});
+                          known: ${modules.join(', ')}
+  --quick                 small sizes for a smoke run (about a minute or two)
+  --events N              events in the store for the store figures and projection catch-up (default ${DEFAULTS.events.toLocaleString('en-US')})
+  --large-events N        events in the store for the "flat as the log grows" column and the rebuild (default ${DEFAULTS.largeEvents.toLocaleString('en-US')})
+  --notifications N       new notifications per satang process setup, each then redelivered (default ${DEFAULTS.notifications.toLocaleString('en-US')})
+  --append-seconds S      seconds per append figure and round (default ${String(DEFAULTS.appendSeconds)})
+  --rounds N              rounds of each store figure, bare and satang alternating (default ${String(DEFAULTS.rounds)})
+  --live-seconds S        seconds of live traffic for live delivery (default ${String(DEFAULTS.liveSeconds)})
+  --live-rate N           events/s the 8 live writers append together (default ${String(DEFAULTS.liveRate)})
+  --soak-minutes M        keep redelivering to satang up for M minutes while its RSS is sampled (default 0: one pass)
+  --rebuild-command       the Memory step (group scale) runs satang project --rebuild, one pass per read
+                          model, instead of satang project from empty read models (one pass for all)
+  --out FILE              where the JSON goes (default bench/results/latest.json)
+  -h, --help              this text
+
+PostgreSQL: SATANG_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); every
+group works in databases of its own, created and dropped. Progress goes to stderr.
+`
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean' },
+    events: { type: 'string' },
+    'large-events': { type: 'string' },
+    notifications: { type: 'string' },
+    'append-seconds': { type: 'string' },
+    rounds: { type: 'string' },
+    'live-seconds': { type: 'string' },
+    'live-rate': { type: 'string' },
+    'soak-minutes': { type: 'string' },
+    'rebuild-command': { type: 'boolean' },
+    out: { type: 'string', default: join(here, 'results', 'latest.json') },
+    help: { type: 'boolean', short: 'h' },
+  },
+})
 if (values.help === true) {
-  process.stdout.write(`usage: npm run bench -- [--only ${modules.join(',')}] [--out FILE]\n` +
-    'PostgreSQL: SATANG_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).\n')
+  process.stdout.write(usage)
   process.exit(0)
 }
-const selected = values.only === undefined ? modules : values.only.split(',').map((s) => s.trim())
-const unknown = selected.filter((s) => !modules.includes(s))
-if (unknown.length > 0) {
-  process.stderr.write(`unknown bench ${unknown.join(', ')}; known: ${modules.join(', ')}\n`)
+const fail = (message: string): never => {
+  process.stderr.write(`bench: ${message}\n`)
   process.exit(2)
 }
+const base = values.quick === true ? QUICK : DEFAULTS
+const number = (flag: string, text: string | undefined, fallback: number, min: number): number => {
+  if (text === undefined) return fallback
+  const n = Number(text.replaceAll('_', ''))
+  return Number.isFinite(n) && n >= min ? n : fail(`--${flag} must be a number ≥ ${String(min)}, got ${JSON.stringify(text)}`)
+}
+const sizes: BenchSizes = {
+  events: number('events', values.events, base.events, 1_000),
+  largeEvents: number('large-events', values['large-events'], base.largeEvents, 1_000),
+  notifications: number('notifications', values.notifications, base.notifications, 10),
+  appendSeconds: number('append-seconds', values['append-seconds'], base.appendSeconds, 0.1),
+  rounds: number('rounds', values.rounds, base.rounds, 1),
+  liveSeconds: number('live-seconds', values['live-seconds'], base.liveSeconds, 0.5),
+  liveRate: number('live-rate', values['live-rate'], base.liveRate, 8),
+  soakMinutes: number('soak-minutes', values['soak-minutes'], base.soakMinutes, 0),
+}
+if (sizes.largeEvents <= sizes.events) fail(`--large-events (${String(sizes.largeEvents)}) must be larger than --events (${String(sizes.events)})`)
+const selected = values.only === undefined ? DEFAULT_GROUPS : values.only.split(',').map((s) => s.trim())
+const unknown = selected.filter((s) => !modules.includes(s))
+if (unknown.length > 0) fail(`unknown group ${unknown.join(', ')}; known: ${modules.join(', ')}`)
+// The default order matters (see DEFAULT_GROUPS); keep it for any selection of those groups.
+const ordered = [...selected].sort((a, b) => (DEFAULT_GROUPS.indexOf(a) + 1 || 99) - (DEFAULT_GROUPS.indexOf(b) + 1 || 99))
 
 const log = makeLogger({ level: process.env['SATANG_LOG_LEVEL'] ?? 'warn' })
 const databaseUrl = process.env['SATANG_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const probe = new pg.Client({ connectionString: databaseUrl })
-const pgReachable = await probe.connect().then(
+const postgres = await probe.connect().then(
   async () => {
+    const { rows } = await probe.query<{ v: string }>("select current_setting('server_version') as v")
     await probe.end()
-    return true
+    return rows[0]?.v ?? 'unknown'
   },
   (e: unknown) => {
-    process.stderr.write(`PostgreSQL at ${databaseUrl.replace(/\/\/[^@]*@/, '//')} not reachable (${e instanceof Error ? e.message : 'error'}); benches needing it will fail\n`)
-    return false
+    process.stderr.write(`PostgreSQL at ${databaseUrl.replace(/\/\/[^@]*@/, '//')} not reachable (${e instanceof Error ? e.message : 'error'}); groups needing it will fail\n`)
+    return null
   },
 )
 
-type Row = BenchResult & { bench: string; met: boolean | null }
+const load = (): { readonly one: number; readonly five: number; readonly fifteen: number } => {
+  const [one = 0, five = 0, fifteen = 0] = loadavg()
+  return { one: Number(one.toFixed(2)), five: Number(five.toFixed(2)), fifteen: Number(fifteen.toFixed(2)) }
+}
+const runStarted = Date.now()
+const loadAtStart = load()
+const elapsed = (): string => `${((Date.now() - runStarted) / 1000).toFixed(0)} s`
+process.stderr.write(`bench: ${String(cpus().length)} cores, load average ${String(loadAtStart.one)} ${String(loadAtStart.five)} ${String(loadAtStart.fifteen)}; groups ${ordered.join(', ')}${values.quick === true ? ' (quick sizes)' : ''}\n`)
+
+type Row = BenchResult & { readonly group: string; readonly met: boolean | null }
+const isMet = (r: BenchResult, t: Target): boolean => {
+  const x = t.on === 'value' ? r.value : r.ratio
+  if (x === undefined || !Number.isFinite(x)) return false
+  return t.op === '>=' ? x >= t.value : t.op === '<=' ? x <= t.value : x < t.value
+}
+const targetsOf = (r: BenchResult): ReadonlyArray<Target> => r.targets ?? (r.target === undefined ? [] : [{ on: 'value', ...r.target }])
+
 const rows: Row[] = []
 const failures: string[] = []
-for (const name of selected) {
-  process.stderr.write(`bench ${name}…\n`)
-  const started = Date.now()
-  try {
-    const mod = (await import(join(here, `${name}.ts`))) as BenchModule
-    const results = await mod.run({ databaseUrl, log })
-    for (const r of results) {
-      const met = r.target === undefined ? null : r.target.op === '>=' ? r.value >= r.target.value : r.value <= r.target.value
-      rows.push({ ...r, bench: name, met })
+const shared = new Map<string, unknown>()
+const ctx: BenchContext = { databaseUrl, log, sizes, quick: values.quick === true, rebuildCommand: values['rebuild-command'] === true, shared, progress: (line) => process.stderr.write(`  [${elapsed()}] ${line}\n`) }
+try {
+  for (const name of ordered) {
+    process.stderr.write(`bench ${name}… [${elapsed()}]\n`)
+    const started = Date.now()
+    try {
+      const mod = (await import(join(here, `${name}.ts`))) as BenchModule
+      for (const r of await mod.run(ctx)) {
+        const ts = targetsOf(r)
+        rows.push({ ...r, group: name, met: ts.length === 0 ? null : ts.every((t) => isMet(r, t)) })
+      }
+      process.stderr.write(`bench ${name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+    } catch (e) {
+      failures.push(`${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+      process.stderr.write(`bench ${name} FAILED: ${e instanceof Error ? e.message : String(e)}\n`)
     }
-    process.stderr.write(`bench ${name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
-  } catch (e) {
-    failures.push(`${name}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
   }
+} finally {
+  await cleanUp(shared)
 }
+const loadAtEnd = load()
 
 const fmt = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }))
-const table = [['bench', 'figure', 'value', 'unit', 'target', 'met'], ...rows.map((r) => [r.bench, r.name, fmt(r.value), r.unit, r.target === undefined ? '' : `${r.target.op} ${fmt(r.target.value)}`, r.met === null ? '' : r.met ? 'yes' : 'NO'])]
+const targetText = (t: Target): string => `${t.on === 'ratio' ? 'ratio ' : ''}${t.op === '>=' ? '≥' : t.op === '<=' ? '≤' : '<'} ${fmt(t.value)}`
+const table = [
+  ['group', 'figure', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'],
+  ...rows.map((r) => [r.group, r.name, fmt(r.value), r.unit, r.baseline === undefined ? '' : fmt(r.baseline.value), r.ratio === undefined ? '' : fmt(r.ratio), targetsOf(r).map(targetText).join(', '), r.met === null ? '' : r.met ? 'yes' : 'NO']),
+]
 const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? []
-for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === 2 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ')}\n`)
+const right = new Set([2, 4, 5])
+process.stdout.write(`\nsatang bench, ${new Date().toISOString()}: ${String(cpus().length)} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, PostgreSQL ${postgres ?? 'unreachable'}\n`)
+process.stdout.write(`load average at start ${String(loadAtStart.one)} / ${String(loadAtStart.five)} / ${String(loadAtStart.fifteen)}, at end ${String(loadAtEnd.one)} / ${String(loadAtEnd.five)} / ${String(loadAtEnd.fifteen)} (1/5/15 min); run took ${elapsed()}\n\n`)
+for (const row of table) process.stdout.write(`${row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()}\n`)
+const baselines = [...new Set(rows.flatMap((r) => (r.baseline === undefined ? [] : [`${r.group}: ${r.baseline.name}`])))]
+if (baselines.length > 0) process.stdout.write(`\nbaselines:\n${baselines.map((b) => `  ${b}`).join('\n')}\n`)
+process.stdout.write('ratio: satang ÷ baseline for rates, baseline ÷ satang for latencies (1 = as good as bare; higher is better)\n')
 
 const report = {
   at: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), platform: platform(), arch: arch(), node: process.version, postgres: pgReachable },
+  seconds: Math.round((Date.now() - runStarted) / 1000),
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), platform: platform(), arch: arch(), node: process.version, postgres },
+  loadAverage: { start: loadAtStart, end: loadAtEnd },
+  groups: ordered,
+  sizes,
   results: rows,
   failures,
 }

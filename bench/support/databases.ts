@@ -1,0 +1,60 @@
+// Fresh databases for the bench on the given PostgreSQL server: created, migrated as satang migrates
+// them (event store schema `eventstore`, read models `satang`), and dropped at the end. The bare
+// baselines write into `bare.events`: the same columns, defaults and indexes as the event table, but
+// none of its triggers (no hash chain, no append-only guard) and no hash required.
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/lib/Either.js'
+import pg from 'pg'
+import { migrateEventStore } from '../../src/adapters/postgres/migrations/eventstore.ts'
+import type { Logger } from '../../src/logger.ts'
+import { makeKnex, makePostgresPool } from '../../src/platform/postgres/pool.ts'
+import { PROJECTIONS } from '../../src/projections/index.ts'
+import { migrateReadModels } from '../../src/projections/migrations.ts'
+
+export const EVENT_SCHEMA = 'eventstore'
+export const EVENT_TABLE = `"${EVENT_SCHEMA}".events`
+export const BARE_TABLE = 'bare.events'
+
+export type BenchDatabase = {
+  readonly name: string
+  readonly url: string
+  readonly pool: pg.Pool
+  readonly drop: () => Promise<void>
+}
+
+/** A new database `satang_bench_<label>_<random>`, migrated; `drop()` removes it. */
+export const createBenchDatabase = async (serverUrl: string, label: string, log: Logger, opts: { readonly readModels?: boolean; readonly bare?: boolean } = {}): Promise<BenchDatabase> => {
+  const name = `satang_bench_${label}_${randomUUID().replaceAll('-', '').slice(0, 8)}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`create database "${name}"`)
+  await admin.end()
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  const pool = makePostgresPool({ url: url.toString(), poolMax: 4, applicationName: 'satang-bench' }, log)
+  const knex = makeKnex(pool)
+  const migrated = await migrateEventStore({ db: knex, log }, { schema: EVENT_SCHEMA })()
+  await knex.destroy()
+  if (E.isLeft(migrated)) throw new Error('bench: event store migration failed', { cause: migrated.left.cause })
+  if (opts.readModels !== false) await migrateReadModels({ pool, log }, { schema: 'satang', projections: PROJECTIONS })
+  if (opts.bare === true) {
+    await pool.query(`create schema bare; create table ${BARE_TABLE} (like ${EVENT_TABLE} including all)`)
+    // The bare writer stores no chain: the hash columns stay empty.
+    const { rows } = await pool.query<{ attname: string }>(`select attname from pg_attribute where attrelid = '${BARE_TABLE}'::regclass and attnum > 0 and not attisdropped and attnotnull and attname in ('hash', 'prev_hash')`)
+    for (const r of rows) await pool.query(`alter table ${BARE_TABLE} alter column "${r.attname}" drop not null`)
+  }
+  const drop = async (): Promise<void> => {
+    await pool.end()
+    const a = new pg.Client({ connectionString: serverUrl })
+    await a.connect()
+    await a.query(`drop database if exists "${name}" with (force)`)
+    await a.end()
+  }
+  return { name, url: url.toString(), pool, drop }
+}
+
+/** Rows of the event table. */
+export const countEvents = async (pool: pg.Pool, table = EVENT_TABLE): Promise<number> => {
+  const { rows } = await pool.query<{ n: string }>(`select count(*)::text as n from ${table}`)
+  return Number(rows[0]?.n ?? '0')
+}

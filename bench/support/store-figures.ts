@@ -1,0 +1,95 @@
+// The store figures at one size of the log, each against its bare baseline, both measured by load
+// processes of their own (bench/support/store-load.ts), alternating bare and satang round by round so
+// that the machine's noise falls on both alike.
+import type { BenchContext } from '../types.ts'
+import type { BenchDatabase } from './databases.ts'
+import { runJson, startNode, supportScript } from './processes.ts'
+import { percentile, round } from './stats.ts'
+
+export type Pair = { readonly satang: number; readonly bare: number }
+
+export type StoreFigures = {
+  readonly events: number
+  readonly append1: Pair
+  readonly append8: Pair
+  readonly batch8: Pair
+  readonly readAll: Pair
+  /** Latencies in ms, commit acknowledged to the writer → handler in another process. */
+  readonly liveP50: Pair
+  readonly liveP99: Pair
+  readonly liveMissed: Pair
+  readonly liveDuplicated: Pair
+  readonly liveEvents: Pair
+}
+
+type Rate = { events: number; seconds: number }
+
+/** `rounds` rounds of bare then satang, each a load process measuring every figure; events ÷ seconds summed over the rounds, per figure. */
+const alternate = async (ctx: BenchContext, what: ReadonlyArray<string>, run: (impl: 'satang' | 'bare', round: number) => Promise<ReadonlyArray<Rate>>): Promise<Pair[]> => {
+  const sum = what.map(() => ({ satang: { events: 0, seconds: 0 }, bare: { events: 0, seconds: 0 } }))
+  for (let r = 0; r < ctx.sizes.rounds; r++) {
+    for (const impl of ['bare', 'satang'] as const) {
+      const xs = await run(impl, r)
+      xs.forEach((x, i) => {
+        const s = sum[i]?.[impl]
+        if (s === undefined) return
+        s.events += x.events
+        s.seconds += x.seconds
+      })
+    }
+  }
+  return sum.map((s, i) => {
+    const pair = { satang: s.satang.events / s.satang.seconds, bare: s.bare.events / s.bare.seconds }
+    ctx.progress(`  ${what[i] ?? ''}: satang ${Math.round(pair.satang).toLocaleString('en-US')}/s, bare ${Math.round(pair.bare).toLocaleString('en-US')}/s (${(pair.satang / pair.bare).toFixed(2)})`)
+    return pair
+  })
+}
+
+type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number }
+
+const live = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare', label: string): Promise<Live> => {
+  const sub = startNode([supportScript('store-load.ts'), 'live-sub', db.url, impl], process.env)
+  try {
+    await sub.waitFor(/^ready$/m, 60_000)
+    const written = await runJson<{ acked: Array<[string, number, number]> }>('store-load.ts', ['live-write', db.url, impl, '8', String(ctx.sizes.liveRate), String(ctx.sizes.liveSeconds), label])
+    // Give the subscriber until everything acknowledged has arrived, or 10 s.
+    const ids = new Set(written.acked.map((a) => a[0]))
+    const deadline = Date.now() + 10_000
+    const arrived = (): number => Number([...sub.output().matchAll(/^delivered (\d+)$/gm)].at(-1)?.[1] ?? '0')
+    while (Date.now() < deadline && arrived() < ids.size) await new Promise((r) => setTimeout(r, 100))
+    sub.child.stdin?.end('stop\n')
+    await sub.exited
+    const lines = sub.output().trim().split('\n')
+    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number]> }
+    const delivered = new Map<string, number[]>()
+    for (const [id, at] of answer.delivered ?? []) delivered.set(id, [...(delivered.get(id) ?? []), at])
+    const latencies: number[] = []
+    let missed = 0
+    for (const [id, , ackAt] of written.acked) {
+      const at = delivered.get(id)?.[0]
+      if (at === undefined) missed += 1
+      else latencies.push(Math.max(0, at - ackAt))
+    }
+    latencies.sort((a, b) => a - b)
+    const duplicated = [...delivered.entries()].filter(([id, ats]) => ids.has(id) && ats.length > 1).length
+    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed, duplicated, events: written.acked.length }
+  } finally {
+    await sub.stop()
+  }
+}
+
+export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events: number, label: string): Promise<StoreFigures> => {
+  const s = String(ctx.sizes.appendSeconds)
+  ctx.progress(`store figures with ${events.toLocaleString('en-US')} events in the store (${String(ctx.sizes.rounds)} rounds of ${s} s per figure, bare and satang alternating):`)
+  const [append1, append8, batch8] = await alternate(ctx, ['appends, 1 writer, 1 event', 'appends, 8 writers, 1 event', 'appends, 8 writers, 100 events'], async (impl, r) =>
+    (await runJson<{ results: Rate[] }>('store-load.ts', ['append', db.url, impl, '1x1,8x1,8x100', s, `${label}r${String(r)}`])).results,
+  )
+  // The first bare read is a warm-up: both then read from a warm buffer cache.
+  const [readAll] = await alternate(ctx, ['read-all catch-up'], async (impl, r) => (await runJson<{ results: Rate[] }>('store-load.ts', ['read', db.url, impl, impl === 'bare' && r === 0 ? '2' : '1'])).results.slice(-1))
+  if (append1 === undefined || append8 === undefined || batch8 === undefined || readAll === undefined) throw new Error('a store figure is missing')
+  const liveBare = await live(ctx, db, 'bare', `${label}lb`)
+  const liveSatang = await live(ctx, db, 'satang', `${label}ls`)
+  ctx.progress(`  live delivery p99: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)
+  const pair = (f: (l: Live) => number): Pair => ({ satang: f(liveSatang), bare: f(liveBare) })
+  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events) }
+}
