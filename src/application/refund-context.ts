@@ -23,7 +23,7 @@ import {
   type RefundRejection,
   type RefundState,
 } from '../domain/refund/index.ts'
-import type { HandleError, Handled, Loaded } from './command-handler.ts'
+import type { Current, HandleError, Handled } from './command-handler.ts'
 import type { RecordingDeps } from './deps.ts'
 import { load, orderKind, record, refundKind, type AggregateKind, type Provenance } from './streams.ts'
 
@@ -153,7 +153,7 @@ export const recordRefundDecision = async (
   deps: RefundDecisionDeps,
   refundStream: string,
   merchantOrderId: string,
-  command: (order: RefundOrderContext, loaded: Loaded<RefundState, RefundEvent>) => RefundCommand,
+  command: (order: RefundOrderContext, current: Current<RefundState>) => RefundCommand,
   provenance: Provenance,
 ): Promise<E.Either<HandleError<RefundRejection>, Handled<RefundState, RefundEvent>>> => {
   const ids = parseRefundStreamName(refundStream)
