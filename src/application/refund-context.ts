@@ -81,6 +81,9 @@ const opened = new WeakMap<EventStore, Set<string>>()
  * order's ledger, then `RefundLedgersOpened` marks the merchant done. Idempotent (ids from natural
  * keys), so two processes may both run it.
  */
+/** How long the carry-over waits for the log's committed head to become readable. */
+const CARRY_OVER_WAIT_MS = 30_000
+
 export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: string): Promise<E.Either<EventStoreFailure | AppendError, void>> => {
   const known = opened.get(deps.store) ?? new Set<string>()
   opened.set(deps.store, known)
@@ -92,20 +95,34 @@ export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: st
     known.add(merchantId)
     return E.right(undefined)
   }
+  // Every refund recorded before the ledgers existed, read from the global log up to its committed
+  // head as it stood now. With PostgreSQL, an older transaction anywhere in the cluster can keep the
+  // newest events unreadable for a moment: a page that ends before the head is asked again (briefly),
+  // so a refund committed just before the upgrade is never missed.
+  const head = await deps.store.headPosition()()
+  if (E.isLeft(head)) return head
   const carried: RefundRecorded[] = []
+  const prefix = `refund-${merchantId}-`
   let from: ReadAllOptions = {}
-  for (;;) {
-    const page = await deps.store.readCategory(`refund-${merchantId}-`, { ...from, maxCount: 1000 })()
-    if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : failure('readCategory', page.left))
+  let seenHead = head.right === undefined
+  const deadline = Date.now() + CARRY_OVER_WAIT_MS
+  while (!seenHead) {
+    const page = await deps.store.readAll({ ...from, maxCount: 1000 })()
+    if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : failure('readAll', page.left))
     for (const item of page.right) {
-      if (E.isLeft(item) || item.right.type !== 'RefundRecorded') continue
+      const position = E.isRight(item) ? item.right.position : item.left.position
+      if (position === head.right) seenHead = true
+      if (E.isLeft(item) || item.right.type !== 'RefundRecorded' || !item.right.streamName.startsWith(prefix)) continue
       const e = decodeDomainEvent(item.right.type, item.right.schemaVersion, item.right.data)
       if (E.isLeft(e)) return E.left(failure(`read ${item.right.streamName}`, new Error(describeEventDecodeError(e.left))))
       if (e.right.type === 'RefundRecorded' && parseRefundStreamName(item.right.streamName) !== null) carried.push(e.right)
     }
     const end: ReadItem | undefined = page.right[page.right.length - 1]
-    if (end === undefined) break
-    from = { from: E.isRight(end) ? end.right.position : end.left.position }
+    if (end !== undefined) from = { from: E.isRight(end) ? end.right.position : end.left.position }
+    else if (!seenHead) {
+      if (Date.now() > deadline) return E.left(failure('open refund ledgers', new Error(`the log's head ${String(head.right)} stayed unreadable for ${String(CARRY_OVER_WAIT_MS)} ms (a long transaction in the database?); refunds cannot be carried over safely yet`)))
+      await new Promise((r) => setTimeout(r, 25))
+    }
   }
   const correlationId = `refundable-ledgers-${merchantId}`
   for (const r of carried) {
