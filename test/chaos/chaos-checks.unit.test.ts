@@ -79,6 +79,11 @@ describe('forgedStateChanges and rejectedReplays', () => {
     const r = (payload: unknown, stream = `order-${M}-A-1`): LoggedEvent => ev(stream, 'CallbackRejected', { payload })
     expect(rejectedReplays([r({ a: 1 }), r({ a: 1 }), r({ a: 2 }), r({ a: 1 }, `order-${M}-A-2`)])).toEqual({ events: 4, distinctBodies: 3 })
   })
+
+  it('knows a quarantined callback by its fingerprint, wherever it was kept', () => {
+    const q = (fingerprint: string, stream: string): LoggedEvent => ev(stream, 'CallbackQuarantined', { fingerprint, payload: { a: 1 } })
+    expect(rejectedReplays([q('f1', 'quarantine-notification-2026-11-25'), q('f1', 'quarantine-notification-2026-11-26'), q('f2', 'quarantine-notification-2026-11-25')])).toEqual({ events: 3, distinctBodies: 2 })
+  })
 })
 
 describe('findLeaks', () => {

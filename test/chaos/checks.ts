@@ -98,10 +98,14 @@ const STATE_CHANGES: ReadonlySet<string> = new Set(['StatusObserved', 'RefundSta
 export const forgedStateChanges = (log: ReadonlyArray<LoggedEvent>): ReadonlyArray<LoggedEvent> =>
   log.filter((e) => STATE_CHANGES.has(e.type) && field(field(e.metadata, 'signature'), 'verified') === false)
 
-/** How often one rejected callback body was recorded: the events per distinct body (issue 17 part 1 makes it one). */
+/**
+ * How often one rejected callback was recorded: the events per distinct callback. A quarantined
+ * callback is known by its fingerprint (a hash of what arrived), so a replayed forgery must be one
+ * event (issue 17 part 1); a `CallbackRejected` of an older log by its stream and payload.
+ */
 export const rejectedReplays = (log: ReadonlyArray<LoggedEvent>): { readonly events: number; readonly distinctBodies: number } => {
-  const rejected = log.filter((e) => e.type === 'CallbackRejected')
-  const bodies = new Set(rejected.map((e) => `${e.streamName}\u0000${JSON.stringify(field(e.data, 'payload') ?? null)}`))
+  const rejected = log.filter((e) => e.type === 'CallbackRejected' || e.type === 'CallbackQuarantined')
+  const bodies = new Set(rejected.map((e) => (e.type === 'CallbackQuarantined' ? `q\u0000${String(field(e.data, 'fingerprint'))}` : `${e.streamName}\u0000${JSON.stringify(field(e.data, 'payload') ?? null)}`)))
   return { events: rejected.length, distinctBodies: bodies.size }
 }
 

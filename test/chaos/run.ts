@@ -257,8 +257,8 @@ const main = async (): Promise<number> => {
     const forgedApplied = forgedStateChanges(log)
     const replays = rejectedReplays(log)
     check(
-      'forged callbacks refused and without effect',
-      forgedAcked.length === 0 && forgedApplied.length === 0,
+      'forged callbacks refused, without effect, each distinct one kept once',
+      forgedAcked.length === 0 && forgedApplied.length === 0 && replays.events === replays.distinctBodies,
       `${String(traffic.forgeries.length)} sent, ${String(forgedAcked.length)} acknowledged, ${String(forgedApplied.length)} state changes from unverified callbacks; rejected callbacks kept as ${String(replays.events)} events for ${String(replays.distinctBodies)} distinct bodies`,
     )
     // Callbacks that arrived out of order can leave an observation unapplied (a refund notified before
