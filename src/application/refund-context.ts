@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { eventIdOf } from './event-id.ts'
-import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, ReadAllOptions, ReadItem } from './ports/event-store.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, Position, ReadAllOptions, ReadItem } from './ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError, toEventToAppend, type DomainEvent } from '../domain/events/registry.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import {
@@ -72,6 +73,24 @@ const appendLedgerEvent = (deps: RefundDecisionDeps, stream: string, e: DomainEv
     expected,
   )()
 
+/** How long the one-time scan waits for the log to be readable up to its head, and how often it looks. */
+const HEAD_WAIT_MS = 60_000
+const HEAD_POLL_MS = 50
+
+/** Whether the whole log, from `from`, is readable up to `head` (the category may end earlier). */
+const readsUpTo = async (store: EventStore, from: ReadAllOptions, head: Position): Promise<boolean> => {
+  let cursor = from
+  for (;;) {
+    const page = await store.readAll({ ...cursor, maxCount: 1000 })()
+    if (E.isLeft(page)) return false
+    const end: ReadItem | undefined = page.right[page.right.length - 1]
+    if (end === undefined) return false
+    const position = E.isRight(end) ? end.right.position : end.left.position
+    if (position >= head) return true
+    cursor = { from: position }
+  }
+}
+
 /** Merchants whose ledgers are known to be open, per store (a permanent fact, so a cache). */
 const opened = new WeakMap<EventStore, Set<string>>()
 
@@ -92,8 +111,14 @@ export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: st
     known.add(merchantId)
     return E.right(undefined)
   }
+  // Every refund recorded up to the log's head: a PostgreSQL reader sees the newest events only once
+  // older transactions of the cluster have ended, so the scan waits until it has read up to the head.
+  const head = await deps.store.headPosition()()
+  if (E.isLeft(head)) return head
   const carried: RefundRecorded[] = []
   let from: ReadAllOptions = {}
+  let last: Position | undefined
+  const deadline = Date.now() + HEAD_WAIT_MS
   for (;;) {
     const page = await deps.store.readCategory(`refund-${merchantId}-`, { ...from, maxCount: 1000 })()
     if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : failure('readCategory', page.left))
@@ -104,8 +129,16 @@ export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: st
       if (e.right.type === 'RefundRecorded' && parseRefundStreamName(item.right.streamName) !== null) carried.push(e.right)
     }
     const end: ReadItem | undefined = page.right[page.right.length - 1]
-    if (end === undefined) break
-    from = { from: E.isRight(end) ? end.right.position : end.left.position }
+    if (end !== undefined) {
+      last = E.isRight(end) ? end.right.position : end.left.position
+      from = { from: last }
+      continue
+    }
+    // The category read is caught up; it may still stand before the head (events of other categories, or not yet visible).
+    const caughtUp = head.right === undefined || (last !== undefined && last >= head.right) || (await readsUpTo(deps.store, from, head.right))
+    if (caughtUp) break
+    if (Date.now() > deadline) return E.left(failure('open refund ledgers', new Error('the event log could not be read up to its head in time; try again')))
+    await sleep(HEAD_POLL_MS)
   }
   const correlationId = `refundable-ledgers-${merchantId}`
   for (const r of carried) {
