@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { eventIdOf } from './event-id.ts'
-import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, ReadAllOptions, ReadItem } from './ports/event-store.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, Position, ReadAllOptions, ReadItem } from './ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError, toEventToAppend, type DomainEvent } from '../domain/events/registry.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import {
@@ -72,6 +73,24 @@ const appendLedgerEvent = (deps: RefundDecisionDeps, stream: string, e: DomainEv
     expected,
   )()
 
+/** How long the one-time scan waits for the log to be readable up to its head, and how often it looks. */
+const HEAD_WAIT_MS = 60_000
+const HEAD_POLL_MS = 50
+
+/** Whether the whole log, from `from`, is readable up to `head` (the category may end earlier). */
+const readsUpTo = async (store: EventStore, from: ReadAllOptions, head: Position): Promise<boolean> => {
+  let cursor = from
+  for (;;) {
+    const page = await store.readAll({ ...cursor, maxCount: 1000 })()
+    if (E.isLeft(page)) return false
+    const end: ReadItem | undefined = page.right[page.right.length - 1]
+    if (end === undefined) return false
+    const position = E.isRight(end) ? end.right.position : end.left.position
+    if (position >= head) return true
+    cursor = { from: position }
+  }
+}
+
 /** Merchants whose ledgers are known to be open, per store (a permanent fact, so a cache). */
 const opened = new WeakMap<EventStore, Set<string>>()
 
@@ -81,9 +100,6 @@ const opened = new WeakMap<EventStore, Set<string>>()
  * order's ledger, then `RefundLedgersOpened` marks the merchant done. Idempotent (ids from natural
  * keys), so two processes may both run it.
  */
-/** How long the carry-over waits for the log's committed head to become readable. */
-const CARRY_OVER_WAIT_MS = 30_000
-
 export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: string): Promise<E.Either<EventStoreFailure | AppendError, void>> => {
   const known = opened.get(deps.store) ?? new Set<string>()
   opened.set(deps.store, known)
@@ -95,34 +111,34 @@ export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: st
     known.add(merchantId)
     return E.right(undefined)
   }
-  // Every refund recorded before the ledgers existed, read from the global log up to its committed
-  // head as it stood now. With PostgreSQL, an older transaction anywhere in the cluster can keep the
-  // newest events unreadable for a moment: a page that ends before the head is asked again (briefly),
-  // so a refund committed just before the upgrade is never missed.
+  // Every refund recorded up to the log's head: a PostgreSQL reader sees the newest events only once
+  // older transactions of the cluster have ended, so the scan waits until it has read up to the head.
   const head = await deps.store.headPosition()()
   if (E.isLeft(head)) return head
   const carried: RefundRecorded[] = []
-  const prefix = `refund-${merchantId}-`
   let from: ReadAllOptions = {}
-  let seenHead = head.right === undefined
-  const deadline = Date.now() + CARRY_OVER_WAIT_MS
-  while (!seenHead) {
-    const page = await deps.store.readAll({ ...from, maxCount: 1000 })()
-    if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : failure('readAll', page.left))
+  let last: Position | undefined
+  const deadline = Date.now() + HEAD_WAIT_MS
+  for (;;) {
+    const page = await deps.store.readCategory(`refund-${merchantId}-`, { ...from, maxCount: 1000 })()
+    if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : failure('readCategory', page.left))
     for (const item of page.right) {
-      const position = E.isRight(item) ? item.right.position : item.left.position
-      if (position === head.right) seenHead = true
-      if (E.isLeft(item) || item.right.type !== 'RefundRecorded' || !item.right.streamName.startsWith(prefix)) continue
+      if (E.isLeft(item) || item.right.type !== 'RefundRecorded') continue
       const e = decodeDomainEvent(item.right.type, item.right.schemaVersion, item.right.data)
       if (E.isLeft(e)) return E.left(failure(`read ${item.right.streamName}`, new Error(describeEventDecodeError(e.left))))
       if (e.right.type === 'RefundRecorded' && parseRefundStreamName(item.right.streamName) !== null) carried.push(e.right)
     }
     const end: ReadItem | undefined = page.right[page.right.length - 1]
-    if (end !== undefined) from = { from: E.isRight(end) ? end.right.position : end.left.position }
-    else if (!seenHead) {
-      if (Date.now() > deadline) return E.left(failure('open refund ledgers', new Error(`the log's head ${String(head.right)} stayed unreadable for ${String(CARRY_OVER_WAIT_MS)} ms (a long transaction in the database?); refunds cannot be carried over safely yet`)))
-      await new Promise((r) => setTimeout(r, 25))
+    if (end !== undefined) {
+      last = E.isRight(end) ? end.right.position : end.left.position
+      from = { from: last }
+      continue
     }
+    // The category read is caught up; it may still stand before the head (events of other categories, or not yet visible).
+    const caughtUp = head.right === undefined || (last !== undefined && last >= head.right) || (await readsUpTo(deps.store, from, head.right))
+    if (caughtUp) break
+    if (Date.now() > deadline) return E.left(failure('open refund ledgers', new Error('the event log could not be read up to its head in time; try again')))
+    await sleep(HEAD_POLL_MS)
   }
   const correlationId = `refundable-ledgers-${merchantId}`
   for (const r of carried) {
