@@ -6,6 +6,7 @@ import { ANCHOR_FORMAT, anchorJson, anchorSignatureValid, checkAnchors, type Anc
 import { verifyEventChain, type ChainBreak, type ChainVerification, type StreamHead } from '../adapters/eventstore/chain.ts'
 import { anchorPublicKey } from '../composition/anchors.ts'
 import { quarantinedNaming, readAuditTrail, type AuditEntry, type AuditUndecodable, type QuarantineClaim, type QuarantinedEntry } from '../application/audit.ts'
+import { Position } from '../application/ports/event-store.ts'
 import { auditIdProblem, streamOf, type AuditKind } from '../application/index.ts'
 import type { Config } from '../config.ts'
 import { MerchantId } from '../domain/gateway/fields.ts'
@@ -167,7 +168,7 @@ const AnchorLine = t.type({
   seq: t.string,
   created_at: t.string,
   reason: t.string,
-  position: t.union([t.string, t.null]),
+  position: t.union([Position, t.null]),
   events: t.string,
   streams: t.string,
   heads_digest: t.string,
@@ -198,7 +199,7 @@ const readAnchorFile = async (path: string): Promise<ReadonlyArray<Anchor>> => {
         seq: BigInt(a.seq),
         createdAt: a.created_at,
         reason: a.reason,
-        position: a.position as Anchor['position'],
+        position: a.position,
         events: BigInt(a.events),
         streams: BigInt(a.streams),
         headsDigest: a.heads_digest,
