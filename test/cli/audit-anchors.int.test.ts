@@ -54,8 +54,17 @@ const anchoredLog = async (): Promise<Scenario> => {
   const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
   const streams = ['A', 'B', 'C'].map((s) => `order-${MERCHANT}-${s}-${randomUUID().slice(0, 6)}`)
   for (const s of streams) for (const e of batch(4)) expect(E.isRight(await store.append(s, [e], 'any')())).toBe(true)
+  // An anchor covers what is readable: events below every transaction still open on the server (other
+  // tests' too). Wait until all 12 are, so that the anchor covers them all.
+  for (let i = 0; ; i++) {
+    const readable = await store.readAll({})()
+    if (E.isRight(readable) && readable.right.length === 12) break
+    if (i > 600) throw new Error('the appended events did not become readable within 60 s')
+    await new Promise((r) => setTimeout(r, 100))
+  }
   const anchored = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'test')()
   if (E.isLeft(anchored) || anchored.right === null) throw new Error('anchor')
+  expect(anchored.right.events).toBe(12n)
   writeFileSync(join(cwd, `anchors-${new URL(database.url).pathname.slice(1)}.jsonl`), `${JSON.stringify(anchorJson(anchored.right.anchor))}\n`)
   expect(E.isRight(await store.append(`order-${MERCHANT}-LATE`, batch(1), 'any')())).toBe(true)
   current = {

@@ -44,11 +44,12 @@ describe('anchors written by satang', () => {
   it('the scheduler role anchors the log shortly after start, signed with a key generated into the data directory', async () => {
     const r = await t.api('POST', '/v1/checkouts', { merchant_order_id: 'ANCHOR-1', order_amount: '80', order_currency: 'THB', order_desc: 'Noodles', customer: { merchant_user_id: 'u-2' } })
     expect(r.status).toBe(201)
-    const first = await until('the first anchor', async () => (await anchors()).find((a) => a.reason === 'scheduled'))
+    // The first tick comes 10 s after start; it finds the payment's events once they are readable (else the next tick, a minute later).
+    const first = await until('the first anchor', async () => (await anchors()).find((a) => a.reason === 'scheduled'), 100_000)
     expect(Number(first.events)).toBeGreaterThan(0)
     expect(existsSync(join(t.dir, 'anchor-private.pem'))).toBe(true)
     expect(existsSync(join(t.dir, 'anchor-public.pem'))).toBe(true)
-  }, 60_000)
+  }, 120_000)
 
   it('satang reconcile anchors the log after its run; satang audit verify checks the log against it (and the anchor file)', async () => {
     const before = (await anchors()).length

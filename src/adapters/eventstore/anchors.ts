@@ -169,8 +169,8 @@ const anchoredHeads = async (client: Pool | PoolClient, schema: string, seq?: bi
 }
 
 /**
- * Writes an anchor of the log as it is committed now, signed with `key`; none (right(null)) when the
- * log has not moved since the last anchor. Anchor writers queue on one advisory lock.
+ * Writes an anchor of the log as it is readable now, signed with `key`; none (right(null)) when the
+ * log is empty or has not moved since the last anchor. Anchor writers queue on one advisory lock.
  */
 export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateKey: KeyObject; readonly keyId: string }, reason: string, now: () => Date = () => new Date()): TE.TaskEither<AnchorFailure, AnchorWritten<Anchor> | null> =>
   TE.tryCatch(async () => {
@@ -188,7 +188,8 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
       )
       const h = head.rows[0]
       const position = h === undefined ? null : (`${pad20(h.tx_id)}-${pad20(h.position)}` as Position)
-      if (prev !== null && prev.position === position) {
+      // Nothing readable yet, or nothing new since the last anchor: no anchor.
+      if (position === null || (prev !== null && prev.position === position)) {
         await client.query('rollback')
         return null
       }
