@@ -17,5 +17,6 @@ describe('keyOf', () => {
     )
     expect(keyOf('\ud800')).toBe('%uD800')
     expect(keyOf('\ud800')).not.toBe(keyOf('\ufffd'))
-  })
+    // Quick on an idle core; the limit allows for a loaded CI machine (it timed out at 5 s at load 16).
+  }, 30_000)
 })

@@ -17,7 +17,7 @@ const FIXTURES: ReadonlyArray<readonly [DomainEventType, string]> = [
   ['RefundLedgersOpened', 'refund-ledgers-opened.v1.json'],
 ]
 
-const stored = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'))
+const stored = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/events/${name}`, import.meta.url), 'utf8'))
 
 describe('frozen fixtures of CallbackQuarantined, RefundAmountReserved, RefundLedgersOpened', () => {
   for (const [type, name] of FIXTURES) {
@@ -34,7 +34,7 @@ describe('frozen fixtures of CallbackQuarantined, RefundAmountReserved, RefundLe
     })
   }
   it('the quarantined fixture keeps no payer data in clear', () => {
-    const text = readFileSync(new URL('../fixtures/callback-quarantined.v1.json', import.meta.url), 'utf8')
+    const text = readFileSync(new URL('../../fixtures/events/callback-quarantined.v1.json', import.meta.url), 'utf8')
     expect(text).not.toContain('Somchai')
     expect(text).not.toContain('0812345678')
   })
