@@ -265,7 +265,15 @@ const main = async (): Promise<number> => {
     // its payment is a discrepancy): reconciliation heals those, so the state is compared after a run.
     const beforeReconcile = await compareWithGateway(s, traffic, db.pool, tag)
     const days = [...new Set([started, Date.now()].map((ms) => formatCalendarDate(bangkokDateOf(new Date(ms)))))]
-    const reconcile = await s.tool(['reconcile', '--from', days[0] ?? '', '--to', days.at(-1) ?? '', '--json', '--no-progress'])
+    // satang up's scheduler may be reconciling at this moment (one run per merchant at a time, by a
+    // database lock): like an operator, wait for it to finish and run again.
+    const reconcileArgs = ['reconcile', '--from', days[0] ?? '', '--to', days.at(-1) ?? '', '--json', '--no-progress']
+    let reconcile = await s.tool(reconcileArgs)
+    for (const until = Date.now() + 120_000; `${reconcile.stdout}${reconcile.stderr}`.includes('another reconciliation') && Date.now() < until; ) {
+      say('another reconciliation is running (satang up\'s scheduler); trying again in 2 s')
+      await new Promise((r) => setTimeout(r, 2_000))
+      reconcile = await s.tool(reconcileArgs)
+    }
     const verdict = /"verdict"\s*:\s*"([a-z_]+)"/.exec(reconcile.stdout)?.[1] ?? 'none'
     await waitCaughtUp()
     const finalState = await compareWithGateway(s, traffic, db.pool, tag)
