@@ -42,6 +42,10 @@ import { load, orderKind, record, refundKind, type AggregateKind, type Provenanc
 export type RefundDecisionDeps = Pick<RecordingDeps, 'store' | 'now' | 'newId'>
 
 /** The decision would record the refund, and its amount is not reserved yet. */
+/** The reservation of a recorded refund's amount on its order's refundable ledger. */
+const reservationOf = (d: RefundRecorded['data'], basis: 'decided' | 'carried_over') =>
+  refundAmountReserved.make({ merchantId: d.merchantId, merchantOrderId: d.merchantOrderId, merchantRefundId: d.merchantRefundId, amount: d.amount, currency: d.currency, basis, source: d.source, reservedAt: d.observedAt })
+
 type NeedsReservation = { readonly _tag: 'NeedsReservation'; readonly recorded: RefundRecorded }
 
 /** How many times a decision reads the ledger again after losing a race for it. */
@@ -143,16 +147,7 @@ export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: st
   const correlationId = `refundable-ledgers-${merchantId}`
   for (const r of carried) {
     const d = r.data
-    const reserved = refundAmountReserved.make({
-      merchantId: d.merchantId,
-      merchantOrderId: d.merchantOrderId,
-      merchantRefundId: d.merchantRefundId,
-      amount: d.amount,
-      currency: d.currency,
-      basis: 'carried_over',
-      source: d.source,
-      reservedAt: d.observedAt,
-    })
+    const reserved = reservationOf(d, 'carried_over')
     const done = await appendLedgerEvent(deps, refundableStreamName(d.merchantId, d.merchantOrderId), reserved, 'any', correlationId)
     if (E.isLeft(done)) return done
   }
@@ -207,16 +202,7 @@ export const recordRefundDecision = async (
     const rejection = e.rejection
     if (rejection._tag !== 'NeedsReservation') return E.left({ _tag: 'Rejected', rejection })
     const d = rejection.recorded.data
-    const reserved = refundAmountReserved.make({
-      merchantId: d.merchantId,
-      merchantOrderId: d.merchantOrderId,
-      merchantRefundId: d.merchantRefundId,
-      amount: d.amount,
-      currency: d.currency,
-      basis: 'decided',
-      source: d.source,
-      reservedAt: d.observedAt,
-    })
+    const reserved = reservationOf(d, 'decided')
     const appended = await appendLedgerEvent(deps, ledgerStream, reserved, read.right.revision ?? 'no_stream', provenance.cause.correlationId)
     // Reserved, or another decision moved the ledger first: either way, read it again and decide again.
     if (E.isLeft(appended) && appended.left._tag !== 'WrongExpectedVersion') return E.left(appended.left)

@@ -13,10 +13,9 @@ import { MerchantId } from '../domain/gateway/fields.ts'
 import { parseOrderStreamName } from '../domain/order/index.ts'
 import { parseRefundStreamName } from '../domain/refund/index.ts'
 import { parseSubscriptionStreamName } from '../domain/subscription/index.ts'
-import type { Logger } from '../logger.ts'
 import { makeReadModelQueries } from '../projections/queries.ts'
-import { EVENT_STORE_SCHEMA, StartupError, makeEventStore, merchantIdOf, openDatabaseForTool, readModelsOf, type Database } from '../main.ts'
-import { configOrUsage, quietLogger } from './tool-config.ts'
+import { EVENT_STORE_SCHEMA, StartupError, makeEventStore, merchantIdOf, readModelsOf, type Database } from '../main.ts'
+import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
 import { EXIT, UsageError, readTextFile } from './io.ts'
 
 type AuditOptions = { kind?: string; merchantId?: string; json?: boolean }
@@ -64,18 +63,6 @@ const lineOf = (e: AuditEntry | AuditUndecodable): string => {
 const quarantineText = (stream: string, entries: ReadonlyArray<QuarantinedEntry>): string =>
   `quarantined callbacks naming ${stream} (${String(entries.length)}; UNVERIFIED, not part of its history)\n${entries.map(quarantineLineOf).join('\n')}\n`
 
-/** Opens the database as `satang audit` does; null (exit code set) when it cannot be reached. */
-const openOrFail = async (config: Config, log: Logger, setExitCode: (code: number) => void): Promise<Database | null> => {
-  try {
-    return await openDatabaseForTool(config, log)
-  } catch (e) {
-    if (!(e instanceof StartupError)) throw e
-    process.stderr.write(`satang: ${e.message}\n`)
-    setExitCode(EXIT.failure)
-    return null
-  }
-}
-
 /** `satang audit <id>`: the trail, from the `audit_log` read model completed from the event store (or the store alone). */
 const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: number) => void): Promise<void> => {
   if (opts.kind !== undefined && !isKind(opts.kind)) throw new UsageError(`--kind must be order, refund or subscription, got ${JSON.stringify(opts.kind)}`)
@@ -97,8 +84,8 @@ const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: nu
   }
 
   const log = quietLogger(config)
-  const db = await openOrFail(config, log, setExitCode)
-  if (db === null) return
+  const db = await openToolDatabase(config, log, setExitCode)
+  if (db === undefined) return
   const store = makeEventStore(config, db, log)
   try {
     // The read model when it exists (completed with any newer events from the store), else the store.
@@ -268,8 +255,8 @@ const verifyLog = async (opts: VerifyOptions, setExitCode: (code: number) => voi
   const config = await configOrUsage()
   if (config.SATANG_EVENT_STORE !== 'postgres') throw new UsageError(`audit verify checks the PostgreSQL event store only; SATANG_EVENT_STORE is ${config.SATANG_EVENT_STORE} (README "Tamper evidence" says what protects EventStoreDB)`)
   const log = quietLogger(config)
-  const db = await openOrFail(config, log, setExitCode)
-  if (db === null) return
+  const db = await openToolDatabase(config, log, setExitCode)
+  if (db === undefined) return
 
   const started = Date.now()
   let lastReport = started
