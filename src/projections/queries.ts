@@ -89,7 +89,7 @@ export const makeReadModelQueries = (rm: ReadModels): ReadModelQueries => {
     const r = await rm.pool.query(
       `select stream_revision::text, global_position, event_id::text, type, schema_version,
               (extract(epoch from recorded_at) * 1000)::bigint::text as recorded_at_ms, payload, metadata
-         from ${qualified(rm.schema, AUDIT_LOG)} where stream_name = $1 order by stream_revision`,
+         from ${qualified(rm.schema, AUDIT_LOG)} a where a.stream_name = $1 order by a.stream_revision`,
       [stream],
     )
     const decoded = AuditLogRows.decode(r.rows)

@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { satangCanonicalV1 } from '../../src/domain/gateway/canonical.ts'
 import { loadPrivateKey, makeSigner, signedForm, type Signer } from '../../src/domain/gateway/signing.ts'
 import { MERCHANT_ID } from './stack.ts'
-import { request, sendUntilAnswered, type Traffic } from './traffic.ts'
+import { request, requestIdOf, sendUntilAnswered, type Traffic } from './traffic.ts'
 
 /**
  * Callback chaos beside the load: genuine notifications (as the sandbox signed and sent them) delivered
@@ -71,7 +71,7 @@ export const startCallbackChaos = (t: CallbackTargets, traffic: Traffic, everyMs
       traffic.notificationsAcked.push(fields)
       return true
     }
-    if (a.status !== 0 && a.status !== 503) traffic.unexpected.push(`genuine ${fields['notify_type'] ?? '?'} notification for ${fields['merchant_order_id'] ?? '?'} answered ${String(a.status)} ${a.text.slice(0, 200)}`)
+    if (a.status !== 0 && a.status !== 503) traffic.unexpected.push(`genuine ${fields['notify_type'] ?? '?'} notification for ${fields['merchant_order_id'] ?? '?'} answered ${String(a.status)} ${a.text.slice(0, 200)}${requestIdOf(a)}`)
     return false
   }
 

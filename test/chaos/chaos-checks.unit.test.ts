@@ -3,6 +3,7 @@ import { paymentObservationKey } from '../../src/domain/order/stream.ts'
 import { refundObservationKey } from '../../src/domain/refund/stream.ts'
 import { duplicateEvents, findLeaks, forgedStateChanges, lostWrites, pemNeedles, rejectedReplays, spread, type LoggedEvent } from './checks.ts'
 import { reportTable, type ChaosReport } from './report.ts'
+import { logLinesOfRequests, requestIdOf } from './traffic.ts'
 
 const M = '140000000000000001'
 let ids = 0
@@ -147,5 +148,27 @@ describe('spread and the table', () => {
     expect(table).toContain('lost: 0; duplicated events: 1')
     expect(table).toContain('FAIL  duplicate events: 1: x')
     expect(table).toContain('chaos run FAILED: 1 violation(s)')
+  })
+})
+
+describe('logLinesOfRequests', () => {
+  const id = '0b7e4a8e-4a4e-4f1e-9d4c-1f2a3b4c5d6e'
+  const logs = [
+    { name: 'satang.3.stdout.log', text: `{"level":30,"reqId":"other","msg":"fine"}\n{"level":50,"reqId":"${id}","err":{"message":"boom"},"msg":"request failed"}\n` },
+    { name: 'sandbox.1.stdout.log', text: '{"level":30,"msg":"unrelated"}\n' },
+  ]
+
+  it('finds the log lines of each request named in an unexpected answer, with the capture they are in', () => {
+    const found = logLinesOfRequests([`POST /v1/payments CH-1: 500 {"error":"internal"} [request ${id}]`], logs)
+    expect(found).toEqual([`satang.3.stdout.log: {"level":50,"reqId":"${id}","err":{"message":"boom"},"msg":"request failed"}`])
+  })
+
+  it('finds nothing when no answer carried a request id', () => {
+    expect(logLinesOfRequests(['sandbox pay X: 500 nope'], logs)).toEqual([])
+  })
+
+  it('requestIdOf names the x-request-id of an answer, and nothing without one', () => {
+    expect(requestIdOf({ status: 500, text: '', json: null, headers: { 'x-request-id': id } })).toBe(` [request ${id}]`)
+    expect(requestIdOf({ status: 0, text: '', json: null, headers: {} })).toBe('')
   })
 })

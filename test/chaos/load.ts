@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { MERCHANT_ID } from './stack.ts'
-import { request, sendUntilAnswered, type OrderPlan, type SentOrder, type Traffic } from './traffic.ts'
+import { request, requestIdOf, sendUntilAnswered, type OrderPlan, type SentOrder, type Traffic } from './traffic.ts'
 
 /**
  * Sustained load as merchants' backends, payers and the gateway put it on satang: payments created
@@ -63,7 +63,7 @@ export const startLoad = (t: LoadTargets, traffic: Traffic, concurrency: number)
     if (a.status >= 200 && a.status < 300) {
       const phase = (a.json as { request?: { phase?: unknown } } | null)?.request?.phase
       order.ack = { status: a.status, phase: typeof phase === 'string' ? phase : null }
-    } else if (a.status !== 0 && a.status !== 503) traffic.unexpected.push(`POST /v1/payments ${moid}: ${String(a.status)} ${a.text.slice(0, 300)}`)
+    } else if (a.status !== 0 && a.status !== 503) traffic.unexpected.push(`POST /v1/payments ${moid}: ${String(a.status)} ${a.text.slice(0, 300)}${requestIdOf(a)}`)
     return a.status
   }
 
@@ -93,7 +93,7 @@ export const startLoad = (t: LoadTargets, traffic: Traffic, concurrency: number)
     const mrid = `CHR-${t.tag}-${String(i)}`
     const tracked = await sendUntilAnswered(traffic, 'POST /v1/refunds', `${t.satangUrl}/v1/refunds`, { method: 'POST', headers: auth, body: JSON.stringify({ merchant_refund_id: mrid, merchant_order_id: moid }) })
     if (tracked.status !== 200 && tracked.status !== 201) {
-      traffic.unexpected.push(`POST /v1/refunds ${mrid}: ${String(tracked.status)} ${tracked.text.slice(0, 300)}`)
+      traffic.unexpected.push(`POST /v1/refunds ${mrid}: ${String(tracked.status)} ${tracked.text.slice(0, 300)}${requestIdOf(tracked)}`)
       return
     }
     traffic.refundsTracked.add(mrid)

@@ -16,7 +16,7 @@ import { SERVER_FAULTS, injectFault, prepareDiskFull, type DiskFullSetup, type F
 import { runTag, startLoad } from './load.ts'
 import { reportJson, reportTable, type Check, type ChaosReport, type FaultRow, type RequestRow } from './report.ts'
 import { MERCHANT_ID, startStack, type Stack } from './stack.ts'
-import { newTraffic, request, sendUntilAnswered, type Traffic } from './traffic.ts'
+import { logLinesOfRequests, newTraffic, request, sendUntilAnswered, type Traffic } from './traffic.ts'
 import { until200 } from './supervisor.ts'
 
 const USAGE = `usage: npm run chaos -- [--short] [--duration SECONDS] [--concurrency N] [--json FILE] [--keep] [--log-level LEVEL]
@@ -282,7 +282,17 @@ const main = async (): Promise<number> => {
       finalState.mismatches.length === 0,
       `${finalState.mismatches.length === 0 ? `${String(finalState.orders)} orders and ${String(finalState.refunds)} refunds as the gateway has them` : `${String(finalState.mismatches.length)} differ: ${finalState.mismatches.slice(0, 5).join('; ')}`} after satang reconcile ${days.join('..')} (exit ${String(reconcile.code)}, verdict ${verdict}); before it: ${beforeReconcile.mismatches.length === 0 ? 'none differed' : `${String(beforeReconcile.mismatches.length)} differed (${beforeReconcile.mismatches.slice(0, 3).join('; ')})`}`,
     )
-    check('no unexpected answers', traffic.unexpected.length === 0, traffic.unexpected.length === 0 ? 'none' : `${String(traffic.unexpected.length)}: ${traffic.unexpected.slice(0, 5).join('; ')}`)
+    const logs = [
+      ...[s.satang, s.sandbox].flatMap((p) => p.incarnations.flatMap((i) => [i.stdoutFile, i.stderrFile])).map((f) => ({ name: f.slice(dir.length + 1), text: readFileSync(f, 'utf8') })),
+      ...s.toolOutputs.map((t, i) => ({ name: `satang ${t.args.join(' ')} (#${String(i + 1)})`, text: `${t.result.stdout}\n${t.result.stderr}` })),
+    ]
+    // An unexpected answer comes with satang's log lines of that request (its error and stack for a 500).
+    const related = logLinesOfRequests(traffic.unexpected, logs)
+    check(
+      'no unexpected answers',
+      traffic.unexpected.length === 0,
+      traffic.unexpected.length === 0 ? 'none' : `${String(traffic.unexpected.length)}: ${traffic.unexpected.slice(0, 5).join('; ')}${related.length === 0 ? '' : `\n      satang's log of those requests:\n${related.slice(0, 10).map((l) => `        ${l}`).join('\n')}`}`,
+    )
 
     // no token, key or payer datum in any log line
     const needles: Needle[] = [
@@ -291,10 +301,6 @@ const main = async (): Promise<number> => {
       ...pemNeedles('the gateway private key', s.secrets.gatewayPrivatePem),
       ...pemNeedles('the forger private key', s.secrets.forgerPrivatePem),
       ...traffic.pii,
-    ]
-    const logs = [
-      ...[s.satang, s.sandbox].flatMap((p) => p.incarnations.flatMap((i) => [i.stdoutFile, i.stderrFile])).map((f) => ({ name: f.slice(dir.length + 1), text: readFileSync(f, 'utf8') })),
-      ...s.toolOutputs.map((t, i) => ({ name: `satang ${t.args.join(' ')} (#${String(i + 1)})`, text: `${t.result.stdout}\n${t.result.stderr}` })),
     ]
     const lines = logs.reduce((n, l) => n + l.text.split('\n').length, 0)
     const leaks = findLeaks(logs, needles)

@@ -58,6 +58,16 @@ const parse = (text: string): unknown => {
   }
 }
 
+/** ` [request <id>]` of an answer that carries satang's `x-request-id`: how the report finds its log lines. */
+export const requestIdOf = (a: Answer): string => (a.headers['x-request-id'] === undefined ? '' : ` [request ${a.headers['x-request-id']}]`)
+
+/** The log lines of every request named ` [request <id>]` in `unexpected`, each cut to 800 characters. */
+export const logLinesOfRequests = (unexpected: ReadonlyArray<string>, logs: ReadonlyArray<{ readonly name: string; readonly text: string }>): ReadonlyArray<string> => {
+  const ids = new Set(unexpected.flatMap((u) => [...u.matchAll(/\[request ([0-9a-f-]{36})\]/g)].map((m) => m[1] ?? '')))
+  if (ids.size === 0) return []
+  return logs.flatMap((l) => l.text.split('\n').filter((line) => [...ids].some((id) => line.includes(id))).map((line) => `${l.name}: ${line.slice(0, 800)}`))
+}
+
 /** One HTTP request, counted under `route`; status 0 when there was no answer (refused, reset, timed out). */
 export const request = async (traffic: Traffic, route: string, url: string, init: { readonly method: string; readonly headers?: Record<string, string>; readonly body?: string; readonly timeoutMs?: number }): Promise<Answer> => {
   const tally = tallyOf(traffic, route)

@@ -179,6 +179,53 @@ describe('satang audit verify with anchors', () => {
     expect(json.first_break).toMatchObject({ stream, revision: '1', since_anchor: '1' })
   })
 
+  it('counts past nine: a batch of 12 in one transaction, a stream of 26 events, 12 anchors — each covers the head, all verify', async () => {
+    const database = await freshDatabase('anchors')
+    const pool = makePostgresPool({ url: database.url }, log)
+    const db = makeKnex(pool)
+    const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
+    await db.destroy()
+    if (E.isLeft(migrated)) throw new Error('migrate')
+    const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
+    current = { url: database.url, pool, store, streams: [], drop: async () => { await store.close(); await pool.end(); await database.drop() } }
+    const readableCount = async (n: number): Promise<void> => {
+      for (let i = 0; ; i++) {
+        const readable = await store.readAll({ maxCount: 1000 })()
+        if (E.isRight(readable) && readable.right.length === n) return
+        if (i > 600) throw new Error(`${String(n)} events did not become readable within 60 s`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    const head = async (): Promise<string> => {
+      const r = await pool.query<{ tx_id: string; position: string }>(`select e.tx_id::text, e.position::text from ${events} e order by e.tx_id desc, e.position desc limit 1`)
+      const row = r.rows[0]
+      return `${(row?.tx_id ?? '').padStart(20, '0')}-${(row?.position ?? '').padStart(20, '0')}`
+    }
+    // Positions 1 to 12 in one transaction: the head is position 12, which sorts before 9 as text.
+    expect(E.isRight(await store.append(`order-${MERCHANT}-BATCH`, batch(12), 'any')())).toBe(true)
+    await readableCount(12)
+    const first = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'batch')()
+    expect(E.isRight(first) && first.right?.anchor).toMatchObject({ seq: 1n, events: 12n, streams: 1n, position: await head() })
+    // A stream that grows by 15 between two anchors (revisions 0 to 14, then 15 to 25), and anchors 3 to 12 one event apart.
+    const long = `order-${MERCHANT}-LONG`
+    for (const e of batch(15)) expect(E.isRight(await store.append(long, [e], 'any')())).toBe(true)
+    await readableCount(27)
+    const second = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'long')()
+    expect(E.isRight(second) && second.right?.anchor).toMatchObject({ seq: 2n, events: 27n, streams: 2n, position: await head() })
+    for (let n = 3; n <= 12; n++) {
+      expect(E.isRight(await store.append(long, batch(1), 'any')())).toBe(true)
+      await readableCount(25 + n)
+      const next = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, `step ${String(n)}`)()
+      expect(E.isRight(next) && next.right?.anchor).toMatchObject({ seq: BigInt(n), events: BigInt(25 + n), position: await head() })
+    }
+    const r = await verify(current, '--json')
+    expect(r.stderr).toBe('')
+    const json = JSON.parse(r.stdout) as { intact: boolean; anchors: { count: number; problems: string[]; reference: { seq: string } } }
+    expect(json.anchors.problems).toEqual([])
+    expect(json).toMatchObject({ intact: true, anchors: { count: 12, reference: { seq: '12' } } })
+    expect(r.code).toBe(0)
+  })
+
   it('a rewritten anchor or a deleted one is reported as such (the anchor file keeps the evidence)', async () => {
     const s = await anchoredLog()
     const c = await s.pool.connect()

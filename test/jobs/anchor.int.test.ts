@@ -18,7 +18,7 @@ const anchorFile = (): string => join(t.dir, 'anchors.jsonl')
 
 type AnchorRow = { seq: string; reason: string; events: string }
 const anchors = async (): Promise<ReadonlyArray<AnchorRow>> =>
-  (await pool.query<AnchorRow>(`select seq::text, reason, events::text from eventstore.anchors order by seq`)).rows
+  (await pool.query<AnchorRow>(`select a.seq::text, a.reason, a.events::text from eventstore.anchors a order by a.seq`)).rows
 
 const until = async <A>(what: string, f: () => Promise<A | undefined>, timeoutMs = 45_000): Promise<A> => {
   const deadline = Date.now() + timeoutMs

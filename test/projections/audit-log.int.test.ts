@@ -242,6 +242,21 @@ describe('the audit_log projection', () => {
     expect(await auditTrailFromReadModel(readModels, store, fresh)()).toEqual(await auditTrail(store, fresh)())
   })
 
+  it('serves a stream of more than ten events in revision order (0, 1, 2 … 11, not the text order 0, 1, 10, 11, 2 …)', async () => {
+    const readModels = makeReadModelQueries({ pool, schema: rm })
+    const long = orderStreamName(MERCHANT_ID, 'LONG-1')
+    const accepted = order.anAcceptedCheckout()
+    const observations = Array.from({ length: 12 - accepted.length }, (_, i) => order.given(...accepted).when(order.queried(order.aQueryAnswer({ order_status: `Z${String(i)}` }))).events()).flat()
+    await appendAll(long, [...accepted, ...observations], 700)
+    const read = await store.readStream(long)()
+    const added = E.isRight(read) ? read.right.flatMap((i) => (E.isRight(i) ? [i.right] : [])) : []
+    expect(added).toHaveLength(12)
+    await applyInTransaction(pool, rm, auditLogProjection, added.map(toProjected))
+    const kept = await readModels.auditEvents(long)()
+    expect(E.isRight(kept) && kept.right.map((e) => Number(e.streamRevision))).toEqual(Array.from({ length: 12 }, (_, i) => i))
+    expect(await auditTrailFromReadModel(readModels, store, long)()).toEqual(await auditTrail(store, long)())
+  })
+
   it('falls back to the store when the read model does not exist', async () => {
     const missing = makeReadModelQueries({ pool, schema: uniqueSchemaName('none') })
     expect(await auditTrailFromReadModel(missing, store, streams.refund)()).toEqual(await auditTrail(store, streams.refund)())

@@ -147,6 +147,9 @@ const anchorOf = (r: AnchorRow): Anchor => ({
   signature: r.signature.toString('hex'),
 })
 
+// Cast to text for exact bigints: such an output column takes the name of its table column, and a
+// bare name in ORDER BY means the output column (text: '10' before '9'). Every query below therefore
+// orders by the table's columns through an alias (`a.seq`, `e.stream_revision`).
 const ANCHOR_COLUMNS = `seq::text, created_at, reason, tx_id::text, position::text, events::text, streams::text, heads_digest, changes_digest, changed_streams::text, prev_signature, key_id, signature`
 
 const headsOf = (rows: ReadonlyArray<{ stream_name: string; stream_revision: string; hash: Buffer }>): ReadonlyArray<StreamHead> =>
@@ -180,11 +183,11 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
     try {
       await client.query('begin')
       await client.query('select pg_advisory_xact_lock($1, $2)', [SERVICE_LOCKS, SERVICE_LOCK.anchors])
-      const last = await client.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors order by seq desc limit 1`)
+      const last = await client.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors a order by a.seq desc limit 1`)
       const prev = last.rows[0] === undefined ? null : anchorOf(last.rows[0])
       // Everything at or before the head is committed (below every running transaction): the range is final.
       const head = await client.query<{ tx_id: string; position: string }>(
-        `select tx_id::text, position::text from ${t} where tx_id < pg_snapshot_xmin(pg_current_snapshot()) order by tx_id desc, position desc limit 1`,
+        `select e.tx_id::text, e.position::text from ${t} e where e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) order by e.tx_id desc, e.position desc limit 1`,
       )
       const h = head.rows[0]
       const position = h === undefined ? null : (`${pad20(h.tx_id)}-${pad20(h.position)}` as Position)
@@ -208,7 +211,7 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
       }
       const where = conditions.join(' and ')
       const changedRows = await client.query<{ stream_name: string; stream_revision: string; hash: Buffer }>({
-        text: `select distinct on (stream_name) stream_name, stream_revision::text, hash from ${t} where ${where} order by stream_name, stream_revision desc`,
+        text: `select distinct on (e.stream_name) e.stream_name, e.stream_revision::text, e.hash from ${t} e where ${where} order by e.stream_name, e.stream_revision desc`,
         values,
       })
       const counts = await client.query<{ events: string; streams: string }>({
@@ -270,7 +273,7 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
 /** Every anchor in `seq` order, and for each the heads it recorded (its changes). */
 export const readAnchors = async (pool: Pool, schema: string): Promise<ReadonlyArray<Anchor>> => {
   assertSchema(schema)
-  const r = await pool.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors order by seq`)
+  const r = await pool.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors a order by a.seq`)
   return r.rows.map(anchorOf)
 }
 
@@ -305,7 +308,7 @@ export const checkAnchors = async (pool: Pool, schema: string, publicKey: KeyObj
   }
   const byStream = new Map<string, StreamHead & { readonly seq: bigint }>()
   const r = await pool.query<{ seq: string; stream_name: string; stream_revision: string; hash: Buffer }>(
-    `select seq::text, stream_name, stream_revision::text, hash from "${schema}".anchor_heads order by seq, stream_name`,
+    `select h.seq::text, h.stream_name, h.stream_revision::text, h.hash from "${schema}".anchor_heads h order by h.seq, h.stream_name`,
   )
   const changesOf = new Map<string, StreamHead[]>()
   for (const row of r.rows) {
