@@ -76,7 +76,13 @@ export const makePostgresJobLock = (deps: { readonly pool: Pool; readonly log: L
   return { tryAcquire }
 }
 
-type LockSession = { readonly client: Client; readonly held: Set<string>; broken: boolean }
+type LockSession = {
+  readonly client: Client
+  readonly held: Set<string>
+  broken: boolean
+  /** Stops handing this session out: the next `tryLock` opens a new one. */
+  readonly forget: () => void
+}
 
 /**
  * Stream locks as session advisory locks `(RESOLUTION_LOCKS, hashtext(stream))`, all held on one
@@ -94,17 +100,24 @@ export const makePostgresStreamLocks = (deps: { readonly pool: Pool; readonly lo
 
   const open = (): Promise<LockSession> => {
     const client = new Client({ ...deps.pool.options, application_name: 'satang-stream-locks', keepAlive: true, query_timeout: 10_000 })
-    const session: LockSession = { client, held: new Set(), broken: false }
+    const session: LockSession = {
+      client,
+      held: new Set(),
+      broken: false,
+      forget: () => {
+        if (current === opening) current = undefined
+      },
+    }
     const opening = (async () => {
       await client.connect()
       return session
     })()
     const broke = (err?: unknown): void => {
+      session.forget()
       if (session.broken) return
       session.broken = true
       if (session.held.size > 0) log.warn({ err, held: session.held.size }, 'the stream lock session broke: its locks are free again')
       session.held.clear()
-      if (current === opening) current = undefined
     }
     client.on('error', broke)
     client.on('end', () => broke())
@@ -117,9 +130,12 @@ export const makePostgresStreamLocks = (deps: { readonly pool: Pool; readonly lo
     return current
   }
 
+  // A session ended here is forgotten too: ending it marks it broken first, so its 'end' event finds
+  // nothing left to do, and without this every later tryLock would ask the closed client again.
   const end = async (s: LockSession): Promise<void> => {
     s.broken = true
     s.held.clear()
+    s.forget()
     await s.client.end().catch((err: unknown) => log.debug({ err }, 'closing the stream lock session'))
   }
 
