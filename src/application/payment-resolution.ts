@@ -1,10 +1,14 @@
 import * as E from 'fp-ts/lib/Either.js'
-import type { ReadAllOptions, ReadItem } from './ports/event-store.ts'
+import { readCategoryUpToHead } from './category-reads.ts'
+import type { ReadAllOptions } from './ports/event-store.ts'
 import type { OpenCreates } from './ports/read-models.ts'
 import { awaitsOutcome, parseOrderStreamName } from '../domain/order/index.ts'
 import { describeHandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import { load, orderKind, record } from './streams.ts'
+
+/** How long start-up recovery waits for the order streams to be readable up to the log's head. */
+const RECOVERY_HEAD_WAIT_MS = 10_000
 
 /**
  * Resolving creates whose outcome is unknown (a timeout, a 5xx, satang stopped between recording the
@@ -160,22 +164,31 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
     const projected = await fromReadModel()
     const open = new Set(projected?.streams ?? [])
     const last = new Map<string, string>()
-    let from: ReadAllOptions = projected?.checkpoint === undefined ? {} : { from: projected.checkpoint }
-    for (;;) {
-      const page = await deps.store.readCategory('order-', { ...from, maxCount: 1000 })()
-      if (E.isLeft(page)) throw new Error(`start-up recovery could not read the order streams: ${page.left._tag}`)
-      if (page.right.length === 0) break
-      for (const item of page.right) {
+    const from: ReadAllOptions = projected?.checkpoint === undefined ? {} : { from: projected.checkpoint }
+    // Up to the log's head as it is now (a PostgreSQL reader sees the newest events only once older
+    // transactions of the cluster have ended), waiting a while for it: a create recorded just before
+    // this start is not missed. Past the wait, what was read is resolved and the rest is said.
+    const read = await readCategoryUpToHead(
+      deps.store,
+      'order-',
+      from,
+      (item): E.Either<never, void> => {
         const e = E.isRight(item) ? item.right : undefined
-        if (e === undefined) continue
+        if (e === undefined) return E.right(undefined)
         if (['PaymentRequested', 'PaymentRequestAccepted', 'PaymentRequestFailed', 'PaymentOutcomeUnknown'].includes(e.type)) last.set(e.streamName, e.type)
         // (A candidate of the read model resolved by an observation after the checkpoint stays a candidate:
         // resolving folds the stream first, finds it resolved and asks the gateway nothing.)
         else if (e.type === 'StatusObserved' && last.get(e.streamName) === 'PaymentOutcomeUnknown') last.set(e.streamName, 'StatusObserved')
-      }
-      const end: ReadItem | undefined = page.right[page.right.length - 1]
-      if (end === undefined) break
-      from = { from: E.isRight(end) ? end.right.position : end.left.position }
+        return E.right(undefined)
+      },
+      { waitMs: RECOVERY_HEAD_WAIT_MS },
+    )
+    if (E.isLeft(read)) throw new Error(`start-up recovery could not read the order streams: ${read.left._tag}`)
+    if (read.right._tag === 'ShortOfHead') {
+      log.warn(
+        { head: read.right.head, readTo: read.right.readTo ?? null, waitedMs: RECOVERY_HEAD_WAIT_MS },
+        'start-up recovery could not read the order streams up to the head (a long transaction elsewhere in the PostgreSQL cluster hides newer events); creates recorded after it are resolved at the next start, by GET ?refresh=true or by satang reconcile',
+      )
     }
     for (const [stream, type] of last) {
       if (type === 'PaymentRequested' || type === 'PaymentOutcomeUnknown') open.add(stream)

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
+import { readCategoryUpToHead } from './category-reads.ts'
 import { eventIdOf } from './event-id.ts'
-import { setTimeout as sleep } from 'node:timers/promises'
-import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision, Position, ReadAllOptions, ReadItem } from './ports/event-store.ts'
+import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision } from './ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError, toEventToAppend, type DomainEvent } from '../domain/events/registry.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import {
@@ -77,24 +77,6 @@ const appendLedgerEvent = (deps: RefundDecisionDeps, stream: string, e: DomainEv
     expected,
   )()
 
-/** How long the one-time scan waits for the log to be readable up to its head, and how often it looks. */
-const HEAD_WAIT_MS = 60_000
-const HEAD_POLL_MS = 50
-
-/** Whether the whole log, from `from`, is readable up to `head` (the category may end earlier). */
-const readsUpTo = async (store: EventStore, from: ReadAllOptions, head: Position): Promise<boolean> => {
-  let cursor = from
-  for (;;) {
-    const page = await store.readAll({ ...cursor, maxCount: 1000 })()
-    if (E.isLeft(page)) return false
-    const end: ReadItem | undefined = page.right[page.right.length - 1]
-    if (end === undefined) return false
-    const position = E.isRight(end) ? end.right.position : end.left.position
-    if (position >= head) return true
-    cursor = { from: position }
-  }
-}
-
 /** Merchants whose ledgers are known to be open, per store (a permanent fact, so a cache). */
 const opened = new WeakMap<EventStore, Set<string>>()
 
@@ -115,35 +97,18 @@ export const openRefundLedgers = async (deps: RefundDecisionDeps, merchantId: st
     known.add(merchantId)
     return E.right(undefined)
   }
-  // Every refund recorded up to the log's head: a PostgreSQL reader sees the newest events only once
-  // older transactions of the cluster have ended, so the scan waits until it has read up to the head.
-  const head = await deps.store.headPosition()()
-  if (E.isLeft(head)) return head
+  // Every refund recorded up to the log's head (a PostgreSQL reader sees the newest events only once
+  // older transactions of the cluster have ended: the read waits until it has read up to the head).
   const carried: RefundRecorded[] = []
-  let from: ReadAllOptions = {}
-  let last: Position | undefined
-  const deadline = Date.now() + HEAD_WAIT_MS
-  for (;;) {
-    const page = await deps.store.readCategory(`refund-${merchantId}-`, { ...from, maxCount: 1000 })()
-    if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : failure('readCategory', page.left))
-    for (const item of page.right) {
-      if (E.isLeft(item) || item.right.type !== 'RefundRecorded') continue
-      const e = decodeDomainEvent(item.right.type, item.right.schemaVersion, item.right.data)
-      if (E.isLeft(e)) return E.left(failure(`read ${item.right.streamName}`, new Error(describeEventDecodeError(e.left))))
-      if (e.right.type === 'RefundRecorded' && parseRefundStreamName(item.right.streamName) !== null) carried.push(e.right)
-    }
-    const end: ReadItem | undefined = page.right[page.right.length - 1]
-    if (end !== undefined) {
-      last = E.isRight(end) ? end.right.position : end.left.position
-      from = { from: last }
-      continue
-    }
-    // The category read is caught up; it may still stand before the head (events of other categories, or not yet visible).
-    const caughtUp = head.right === undefined || (last !== undefined && last >= head.right) || (await readsUpTo(deps.store, from, head.right))
-    if (caughtUp) break
-    if (Date.now() > deadline) return E.left(failure('open refund ledgers', new Error('the event log could not be read up to its head in time; try again')))
-    await sleep(HEAD_POLL_MS)
-  }
+  const read = await readCategoryUpToHead(deps.store, `refund-${merchantId}-`, {}, (item): E.Either<EventStoreFailure, void> => {
+    if (E.isLeft(item) || item.right.type !== 'RefundRecorded') return E.right(undefined)
+    const e = decodeDomainEvent(item.right.type, item.right.schemaVersion, item.right.data)
+    if (E.isLeft(e)) return E.left(failure(`read ${item.right.streamName}`, new Error(describeEventDecodeError(e.left))))
+    if (e.right.type === 'RefundRecorded' && parseRefundStreamName(item.right.streamName) !== null) carried.push(e.right)
+    return E.right(undefined)
+  })
+  if (E.isLeft(read)) return E.left(read.left._tag === 'EventStoreFailure' ? read.left : failure('readCategory', read.left))
+  if (read.right._tag === 'ShortOfHead') return E.left(failure('open refund ledgers', new Error('the event log could not be read up to its head in time; try again')))
   const correlationId = `refundable-ledgers-${merchantId}`
   for (const r of carried) {
     const d = r.data
