@@ -245,17 +245,22 @@ const LINE_NAMES = `event_id, line, global_position, stream_name, posting_kind, 
 
 type LineRow = Record<string, string | number | null>
 
+/** The columns that name a fact (its event, position, stream, kind and ids), in ledger lines and kept facts alike. */
+const factColumns = (k: KeptFact): LineRow => ({
+  event_id: k.fact.eventId,
+  global_position: k.position,
+  stream_name: k.fact.streamName,
+  posting_kind: k.fact.kind,
+  merchant_id: k.fact.merchantId,
+  merchant_order_id: k.fact.merchantOrderId,
+  merchant_refund_id: k.fact.merchantRefundId,
+  merchant_subscribe_id: k.fact.merchantSubscribeId,
+})
+
 const lineRows = (k: KeptFact, lines: ReadonlyArray<PostingLine>, entry: { readonly kind: 'posting' | 'adjustment'; readonly version: number; readonly date: string; readonly description: string }): ReadonlyArray<LineRow> =>
   lines.map((l) => ({
-    event_id: k.fact.eventId,
+    ...factColumns(k),
     line: l.line,
-    global_position: k.position,
-    stream_name: k.fact.streamName,
-    posting_kind: k.fact.kind,
-    merchant_id: k.fact.merchantId,
-    merchant_order_id: k.fact.merchantOrderId,
-    merchant_refund_id: k.fact.merchantRefundId,
-    merchant_subscribe_id: k.fact.merchantSubscribeId,
     account: l.account,
     channel: l.channel,
     currency: l.currency,
@@ -288,14 +293,7 @@ const insertLines = async (client: PoolClient, schema: string, rows: ReadonlyArr
 const insertFacts = async (client: PoolClient, schema: string, kept: ReadonlyArray<KeptFact>): Promise<void> => {
   if (kept.length === 0) return
   const rows = kept.map((k) => ({
-    event_id: k.fact.eventId,
-    global_position: k.position,
-    stream_name: k.fact.streamName,
-    posting_kind: k.fact.kind,
-    merchant_id: k.fact.merchantId,
-    merchant_order_id: k.fact.merchantOrderId,
-    merchant_refund_id: k.fact.merchantRefundId,
-    merchant_subscribe_id: k.fact.merchantSubscribeId,
+    ...factColumns(k),
     channel: k.fact.channel,
     currency: k.fact.currency,
     amount_satang: k.fact.amount.toString(),

@@ -109,7 +109,7 @@ export const prepareDiskFull = async (stack: Stack, pool: Pool): Promise<DiskFul
     return { ok: true, dir, cleanup }
   } catch (e) {
     cleanup()
-    return { ok: false, reason: `could not put the event table on a tablespace of its own (${describe(e)}): the connection satang's tools use must be a superuser's` }
+    return { ok: false, reason: `could not put the event table on a tablespace of its own (${describe(e)}): it needs the embedded cluster's superuser` }
   }
 }
 

@@ -131,7 +131,7 @@ const main = async (): Promise<number> => {
     (cleaning ??= (async () => {
       // the event table goes back to the data folder, so that a kept run folder holds the whole database
       // (not after Ctrl-C: the terminal stopped satang and its database with the suite)
-      if (disk.ok && !interrupted) await stack?.database().then((db) => db.pool.query('alter table eventstore.events set tablespace pg_default')).catch((e: unknown) => say(`moving the event table back failed: ${e instanceof Error ? e.message : String(e)}`))
+      if (disk.ok && !interrupted) await stack?.superuser().query('alter table eventstore.events set tablespace pg_default').catch((e: unknown) => say(`moving the event table back failed: ${e instanceof Error ? e.message : String(e)}`))
       await stack?.stop().catch((e: unknown) => say(`stopping the run's processes failed: ${e instanceof Error ? e.message : String(e)}`))
       if (disk.ok) disk.cleanup()
       if (passed && !opts.keep) rmSync(dir, { recursive: true, force: true })
@@ -153,7 +153,7 @@ const main = async (): Promise<number> => {
     const s = stack
     say(`satang up at ${s.satangUrl} (embedded PostgreSQL on 127.0.0.1:${String(s.pgPort)}), sandbox at ${s.sandboxUrl}`)
     const db = await s.database()
-    disk = await prepareDiskFull(s, db.pool)
+    disk = await prepareDiskFull(s, s.superuser())
     say(disk.ok ? `event table moved to a tablespace on a 256 MiB tmpfs (${disk.dir}) for the disk-full fault` : `disk-full fault skipped: ${disk.reason}`)
 
     // 1. load, callback chaos, and the faults one after the other

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Pool } from 'pg'
 import { silentLogger } from '../../src/logger.ts'
 import { loadConfig, openDatabaseForTool, type Database } from '../../src/main.ts'
 import { runCli, type CliResult } from '../support/cli.ts'
@@ -42,6 +43,11 @@ export type Stack = {
   readonly toolOutputs: ReadonlyArray<{ readonly args: ReadonlyArray<string>; readonly result: CliResult }>
   /** The database as satang's own tools reach it (the running satang's embedded server). */
   readonly database: () => Promise<Database>
+  /**
+   * The embedded cluster's superuser (the library's `postgres`, password `satang`), for what only a
+   * superuser may do: the disk-full fault's tablespace. satang itself never connects as it.
+   */
+  readonly superuser: () => Pool
   readonly stop: () => Promise<void>
 }
 
@@ -127,6 +133,14 @@ export const startStack = async (opts: StackOptions): Promise<Stack> => {
     db ??= await openDatabaseForTool(await loadConfig(env), silentLogger(), 'satang chaos checks')
     return db
   }
+  let admin: Pool | undefined
+  const superuser = (): Pool => {
+    if (admin !== undefined) return admin
+    admin = new Pool({ connectionString: `postgres://postgres:satang@127.0.0.1:${String(pgPort)}/satang`, max: 1, idleTimeoutMillis: 1_000 })
+    // an idle connection broken by the postgres-kill fault must not take the suite down
+    admin.on('error', () => undefined)
+    return admin
+  }
   return {
     dir,
     satangUrl,
@@ -140,8 +154,10 @@ export const startStack = async (opts: StackOptions): Promise<Stack> => {
     tool,
     toolOutputs,
     database,
+    superuser,
     stop: async () => {
       await db?.close()
+      await admin?.end()
       await satang.stop()
       await sandbox.stop()
       // satang stops its database; one it left behind (stopped while starting) is stopped here
