@@ -144,12 +144,18 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       ],
       routes: started.flatMap((r) => r.routes),
     })
+    // The roles learn the address in the server's 'listening' event: it fires as the socket is bound,
+    // before any connection is read, so no request finds them not knowing it (a create needs satang's
+    // callback URLs). After listen() resolves was too late: requests came in meanwhile and got 500.
+    app.server.once('listening', () => {
+      const address = app.server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : config.SATANG_HTTP_PORT
+      const host = typeof address === 'object' && address !== null ? (address.family === 'IPv6' ? `[${address.address}]` : address.address) : config.SATANG_HTTP_HOST
+      for (const r of started) r.listening({ httpUrl: `http://${host}:${String(port)}`, port })
+    })
     const httpUrl = await app.listen({ host: config.SATANG_HTTP_HOST, port: config.SATANG_HTTP_PORT })
     closers.push(() => app.close())
     await lock?.describe({ url: httpUrl })
-    const address = app.server.address()
-    const port = typeof address === 'object' && address !== null ? address.port : config.SATANG_HTTP_PORT
-    for (const r of started) r.listening({ httpUrl, port })
     const api = started.find((r): r is ApiRole => r.role === 'api' && 'recording' in r)
     return {
       roles,

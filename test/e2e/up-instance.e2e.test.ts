@@ -276,3 +276,36 @@ describe('a satang whose embedded PostgreSQL dies', () => {
     expect(left === undefined || !pidRuns(left)).toBe(true)
   }, 180_000)
 })
+
+describe('a satang that is starting', () => {
+  it('answers creates sent from the moment its port opens with no 5xx but 503s it says are retriable (8 clients polling the port)', async () => {
+    const dir = tempDir('starting')
+    const ports = await freePorts()
+    const proc = launch(envFor(ports), dir)
+    const answers: Array<{ status: number; body: string }> = []
+    let answered = 0
+    const client = async (c: number): Promise<void> => {
+      for (let i = 0; answered < 80; i++) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${String(ports.http)}/v1/payments`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify(paymentBody(`START-${String(c)}-${String(i)}`)),
+            signal: AbortSignal.timeout(20_000),
+          })
+          answers.push({ status: res.status, body: (await res.text()).slice(0, 200) })
+          answered += 1
+        } catch {
+          // not listening yet
+          if (proc.child.exitCode !== null) throw new Error(`satang up exited ${String(proc.child.exitCode)}: ${proc.stderr().slice(-2000)}`)
+          await sleep(2)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)))
+    const failed = answers.filter((a) => a.status >= 500 && !(a.status === 503 && a.body.includes('"retriable":true')))
+    expect(failed).toEqual([])
+    expect(answers.filter((a) => a.status === 201).length).toBeGreaterThan(0)
+    await proc.stop('SIGTERM')
+  }, 120_000)
+})
