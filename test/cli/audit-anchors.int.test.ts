@@ -43,8 +43,8 @@ const batch = (n: number): ReadonlyArray<EventToAppend> =>
 type Scenario = { readonly url: string; readonly pool: Pool; readonly store: EventStore; readonly streams: ReadonlyArray<string>; readonly drop: () => Promise<void> }
 let current: Scenario | undefined
 
-/** A fresh log of 3 streams of 4 events, anchored, then one more stream (after the anchor). */
-const anchoredLog = async (): Promise<Scenario> => {
+/** A fresh database with the event store migrated and nothing in it (dropped after the test). */
+const emptyLog = async (streams: ReadonlyArray<string> = []): Promise<Scenario> => {
   const database = await freshDatabase('anchors')
   const pool = makePostgresPool({ url: database.url }, log)
   const db = makeKnex(pool)
@@ -52,21 +52,6 @@ const anchoredLog = async (): Promise<Scenario> => {
   await db.destroy()
   if (E.isLeft(migrated)) throw new Error('migrate')
   const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
-  const streams = ['A', 'B', 'C'].map((s) => `order-${MERCHANT}-${s}-${randomUUID().slice(0, 6)}`)
-  for (const s of streams) for (const e of batch(4)) expect(E.isRight(await store.append(s, [e], 'any')())).toBe(true)
-  // An anchor covers what is readable: events below every transaction still open on the server (other
-  // tests' too). Wait until all 12 are, so that the anchor covers them all.
-  for (let i = 0; ; i++) {
-    const readable = await store.readAll({})()
-    if (E.isRight(readable) && readable.right.length === 12) break
-    if (i > 600) throw new Error('the appended events did not become readable within 60 s')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  const anchored = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'test')()
-  if (E.isLeft(anchored) || anchored.right === null) throw new Error('anchor')
-  expect(anchored.right.events).toBe(12n)
-  writeFileSync(join(cwd, `anchors-${new URL(database.url).pathname.slice(1)}.jsonl`), `${JSON.stringify(anchorJson(anchored.right.anchor))}\n`)
-  expect(E.isRight(await store.append(`order-${MERCHANT}-LATE`, batch(1), 'any')())).toBe(true)
   current = {
     url: database.url,
     pool,
@@ -79,6 +64,32 @@ const anchoredLog = async (): Promise<Scenario> => {
     },
   }
   return current
+}
+
+/**
+ * An anchor covers what is readable: events below every transaction still open on the server (other
+ * tests' too). Waits until all `n` events of the log are, so that the next anchor covers them all.
+ */
+const untilReadable = async (store: EventStore, n: number): Promise<void> => {
+  for (let i = 0; ; i++) {
+    const readable = await store.readAll({ maxCount: 1000 })()
+    if (E.isRight(readable) && readable.right.length === n) return
+    if (i > 600) throw new Error(`${String(n)} events did not become readable within 60 s`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** A fresh log of 3 streams of 4 events, anchored, then one more stream (after the anchor). */
+const anchoredLog = async (): Promise<Scenario> => {
+  const s = await emptyLog(['A', 'B', 'C'].map((name) => `order-${MERCHANT}-${name}-${randomUUID().slice(0, 6)}`))
+  for (const stream of s.streams) for (const e of batch(4)) expect(E.isRight(await s.store.append(stream, [e], 'any')())).toBe(true)
+  await untilReadable(s.store, 12)
+  const anchored = await writeAnchor(s.pool, EVENT_STORE_SCHEMA, anchorKey, 'test')()
+  if (E.isLeft(anchored) || anchored.right === null) throw new Error('anchor')
+  expect(anchored.right.events).toBe(12n)
+  writeFileSync(join(cwd, `anchors-${new URL(s.url).pathname.slice(1)}.jsonl`), `${JSON.stringify(anchorJson(anchored.right.anchor))}\n`)
+  expect(E.isRight(await s.store.append(`order-${MERCHANT}-LATE`, batch(1), 'any')())).toBe(true)
+  return s
 }
 
 afterEach(async () => {
@@ -180,22 +191,8 @@ describe('satang audit verify with anchors', () => {
   })
 
   it('counts past nine: a batch of 12 in one transaction, a stream of 26 events, 12 anchors — each covers the head, all verify', async () => {
-    const database = await freshDatabase('anchors')
-    const pool = makePostgresPool({ url: database.url }, log)
-    const db = makeKnex(pool)
-    const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
-    await db.destroy()
-    if (E.isLeft(migrated)) throw new Error('migrate')
-    const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
-    current = { url: database.url, pool, store, streams: [], drop: async () => { await store.close(); await pool.end(); await database.drop() } }
-    const readableCount = async (n: number): Promise<void> => {
-      for (let i = 0; ; i++) {
-        const readable = await store.readAll({ maxCount: 1000 })()
-        if (E.isRight(readable) && readable.right.length === n) return
-        if (i > 600) throw new Error(`${String(n)} events did not become readable within 60 s`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    }
+    const s = await emptyLog()
+    const { pool, store } = s
     const head = async (): Promise<string> => {
       const r = await pool.query<{ tx_id: string; position: string }>(`select e.tx_id::text, e.position::text from ${events} e order by e.tx_id desc, e.position desc limit 1`)
       const row = r.rows[0]
@@ -203,22 +200,22 @@ describe('satang audit verify with anchors', () => {
     }
     // Positions 1 to 12 in one transaction: the head is position 12, which sorts before 9 as text.
     expect(E.isRight(await store.append(`order-${MERCHANT}-BATCH`, batch(12), 'any')())).toBe(true)
-    await readableCount(12)
+    await untilReadable(store, 12)
     const first = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'batch')()
     expect(E.isRight(first) && first.right?.anchor).toMatchObject({ seq: 1n, events: 12n, streams: 1n, position: await head() })
     // A stream that grows by 15 between two anchors (revisions 0 to 14, then 15 to 25), and anchors 3 to 12 one event apart.
     const long = `order-${MERCHANT}-LONG`
     for (const e of batch(15)) expect(E.isRight(await store.append(long, [e], 'any')())).toBe(true)
-    await readableCount(27)
+    await untilReadable(store, 27)
     const second = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, 'long')()
     expect(E.isRight(second) && second.right?.anchor).toMatchObject({ seq: 2n, events: 27n, streams: 2n, position: await head() })
     for (let n = 3; n <= 12; n++) {
       expect(E.isRight(await store.append(long, batch(1), 'any')())).toBe(true)
-      await readableCount(25 + n)
+      await untilReadable(store, 25 + n)
       const next = await writeAnchor(pool, EVENT_STORE_SCHEMA, anchorKey, `step ${String(n)}`)()
       expect(E.isRight(next) && next.right?.anchor).toMatchObject({ seq: BigInt(n), events: BigInt(25 + n), position: await head() })
     }
-    const r = await verify(current, '--json')
+    const r = await verify(s, '--json')
     expect(r.stderr).toBe('')
     const json = JSON.parse(r.stdout) as { intact: boolean; anchors: { count: number; problems: string[]; reference: { seq: string } } }
     expect(json.anchors.problems).toEqual([])
