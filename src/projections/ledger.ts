@@ -246,7 +246,18 @@ const LINE_NAMES = `event_id, line, global_position, stream_name, posting_kind, 
 type LineRow = Record<string, string | number | null>
 
 /** The columns that name a fact (its event, position, stream, kind and ids), in ledger lines and kept facts alike. */
-const factColumns = (k: KeptFact): LineRow => ({
+type FactIdentity = {
+  event_id: string
+  global_position: string
+  stream_name: string
+  posting_kind: string
+  merchant_id: string
+  merchant_order_id: string | null
+  merchant_refund_id: string | null
+  merchant_subscribe_id: string | null
+}
+
+const factColumns = (k: KeptFact): FactIdentity => ({
   event_id: k.fact.eventId,
   global_position: k.position,
   stream_name: k.fact.streamName,
@@ -315,15 +326,7 @@ const insertFacts = async (client: PoolClient, schema: string, kept: ReadonlyArr
   )
 }
 
-type FactRow = {
-  event_id: string
-  global_position: string
-  stream_name: string
-  posting_kind: string
-  merchant_id: string
-  merchant_order_id: string | null
-  merchant_refund_id: string | null
-  merchant_subscribe_id: string | null
+type FactRow = FactIdentity & {
   channel: string
   currency: string
   amount: string
@@ -561,17 +564,9 @@ export type LedgerEntry = {
   readonly description: string
 }
 
-type EntryRow = {
+type EntryRow = FactIdentity & {
   entry_id: string
-  event_id: string
   line: number
-  global_position: string
-  stream_name: string
-  posting_kind: string
-  merchant_id: string
-  merchant_order_id: string | null
-  merchant_refund_id: string | null
-  merchant_subscribe_id: string | null
   account: string
   channel: string
   currency: string
