@@ -184,18 +184,30 @@ describe('unknown outcomes', () => {
   })
 })
 
-describe('a create in flight in another process', () => {
-  it('is not taken for interrupted by a resolver that starts meanwhile: nothing is appended until a gateway timeout has passed, and the sender records its outcome', async () => {
-    const store = makeMemoryEventStore()
-    const gateway = makeFakeGateway()
-    gateway.answer('applyCheckout', applyAnswer())
-    gateway.answer('queryPayment', queryAnswer('PS'))
-    let release = (): void => undefined
-    const released = new Promise<void>((r) => (release = r))
-    const slow = { ...gateway, applyCheckout: (...args: Parameters<typeof gateway.applyCheckout>) => async () => {
+/**
+ * A log, a gateway that accepts the checkout and answers a query PS, and the same gateway as `slow`,
+ * whose checkout answers only once `release()` is called: a create held in flight.
+ */
+const heldCheckout = () => {
+  const store = makeMemoryEventStore()
+  const gateway = makeFakeGateway()
+  gateway.answer('applyCheckout', applyAnswer())
+  gateway.answer('queryPayment', queryAnswer('PS'))
+  let release = (): void => undefined
+  const released = new Promise<void>((r) => (release = r))
+  const slow = {
+    ...gateway,
+    applyCheckout: (...args: Parameters<typeof gateway.applyCheckout>) => async () => {
       await released
       return gateway.applyCheckout(...args)()
-    } }
+    },
+  }
+  return { store, gateway, slow, release }
+}
+
+describe('a create in flight in another process', () => {
+  it('is not taken for interrupted by a resolver that starts meanwhile: nothing is appended until a gateway timeout has passed, and the sender records its outcome', async () => {
+    const { store, gateway, slow, release } = heldCheckout()
     const clock = makeClock()
     const sender = makeRecording(testDeps(store, slow, { now: clock.now }))
     const sending = sender.payments.create('checkout', checkoutInput(), cause)
@@ -217,16 +229,7 @@ describe('a create in flight in another process', () => {
 
 describe('the stream lock of a create in flight (shared by every process on the database)', () => {
   it('keeps a resolver of another process off the order even past a gateway timeout, until the sender has recorded the outcome', async () => {
-    const store = makeMemoryEventStore()
-    const gateway = makeFakeGateway()
-    gateway.answer('applyCheckout', applyAnswer())
-    gateway.answer('queryPayment', queryAnswer('PS'))
-    let release = (): void => undefined
-    const released = new Promise<void>((r) => (release = r))
-    const slow = { ...gateway, applyCheckout: (...args: Parameters<typeof gateway.applyCheckout>) => async () => {
-      await released
-      return gateway.applyCheckout(...args)()
-    } }
+    const { store, gateway, slow, release } = heldCheckout()
     const clock = makeClock()
     const database = makeMemoryStreamLocks()
     const sender = makeRecording(testDeps(store, slow, { now: clock.now, streamLocks: database }))
