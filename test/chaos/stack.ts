@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Pool } from 'pg'
 import { silentLogger } from '../../src/logger.ts'
+import { embeddedSuperuserUrl } from '../../src/adapters/postgres/embedded.ts'
 import { loadConfig, openDatabaseForTool, type Database } from '../../src/main.ts'
 import { runCli, type CliResult } from '../support/cli.ts'
 import { freePort } from '../support/ports.ts'
@@ -136,7 +137,7 @@ export const startStack = async (opts: StackOptions): Promise<Stack> => {
   let admin: Pool | undefined
   const superuser = (): Pool => {
     if (admin !== undefined) return admin
-    admin = new Pool({ connectionString: `postgres://postgres:satang@127.0.0.1:${String(pgPort)}/satang`, max: 1, idleTimeoutMillis: 1_000 })
+    admin = new Pool({ connectionString: embeddedSuperuserUrl(pgPort), max: 1, idleTimeoutMillis: 1_000 })
     // an idle connection broken by the postgres-kill fault must not take the suite down
     admin.on('error', () => undefined)
     return admin

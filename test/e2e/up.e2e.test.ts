@@ -5,6 +5,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { Pool } from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
+import { embeddedSuperuserUrl } from '../../src/adapters/postgres/embedded.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { runCli } from '../support/cli.ts'
 import { freePort, takenPort } from '../support/ports.ts'
@@ -36,7 +37,7 @@ describe('satang up on embedded defaults', () => {
       expect(await health.json()).toMatchObject({ status: 'ok', checks: { database: 'ok' } })
 
       // write an event into the embedded database, as satang would
-      const pool = new Pool({ connectionString: `postgres://postgres:satang@127.0.0.1:${String(pgPort)}/satang` })
+      const pool = new Pool({ connectionString: embeddedSuperuserUrl(pgPort) })
       const store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: 'eventstore' })
       const appended = await store.append('marker-1', [{ eventId: '9a3f4a52-52b4-4d8e-9a55-0d0e4a6b7c01', type: 'MarkerWritten', schemaVersion: 1, data: { n: '1' }, metadata: { correlationId: 'c', causationId: 'c', recordedAt: '2026-11-21T00:00:00.000Z', source: 'operator' } }], 'no_stream')()
       expect(E.isRight(appended)).toBe(true)
@@ -51,7 +52,7 @@ describe('satang up on embedded defaults', () => {
     try {
       await second.waitFor(/satang: up\./, 90_000)
       expect(second.stdout()).toContain('(existing data reused)')
-      const pool = new Pool({ connectionString: `postgres://postgres:satang@127.0.0.1:${String(pgPort)}/satang` })
+      const pool = new Pool({ connectionString: embeddedSuperuserUrl(pgPort) })
       const store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: 'eventstore' })
       const read = await store.readStream('marker-1')()
       await store.close()

