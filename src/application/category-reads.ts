@@ -55,7 +55,6 @@ export const readCategoryUpToHead = async <V>(
   if (E.isLeft(head)) return head
   const deadline = Date.now() + (options.waitMs ?? 60_000)
   let cursor = from
-  let last: Position | undefined = from.from
   let headReadable = false
   for (;;) {
     const page = await store.readCategory(prefix, { ...cursor, maxCount: options.pageSize ?? 1000 })()
@@ -66,20 +65,19 @@ export const readCategoryUpToHead = async <V>(
     }
     const end: ReadItem | undefined = page.right[page.right.length - 1]
     if (end !== undefined) {
-      last = E.isRight(end) ? end.right.position : end.left.position
-      cursor = { from: last }
+      cursor = { from: E.isRight(end) ? end.right.position : end.left.position }
       continue
     }
     // The category has nothing more to show; it may still stand before the head (events of other
     // categories come after it, or the newest are not readable yet).
-    if (headReadable || head.right === undefined || (last !== undefined && last >= head.right)) return E.right({ _tag: 'UpToHead', head: head.right })
+    if (headReadable || head.right === undefined || (cursor.from !== undefined && cursor.from >= head.right)) return E.right({ _tag: 'UpToHead', head: head.right })
     if (await readsUpTo(store, cursor, head.right)) {
       // Everything up to the head is readable now (the horizon only moves forward): one more read of
       // the category sees what became readable since its last page.
       headReadable = true
       continue
     }
-    if (Date.now() > deadline) return E.right({ _tag: 'ShortOfHead', head: head.right, readTo: last })
+    if (Date.now() > deadline) return E.right({ _tag: 'ShortOfHead', head: head.right, readTo: cursor.from })
     await sleep(options.pollMs ?? 50)
   }
 }
