@@ -120,26 +120,26 @@ export const pemNeedles = (what: string, pem: string): ReadonlyArray<Needle> =>
     .filter((l) => l.length >= 40 && !l.startsWith('-----'))
     .map((value) => ({ what, value }))
 
+/** Needles shorter than this are not sought (too many innocent matches). */
+const LEAK_KEY = 6
 
 /**
  * Every needle found in a log: where (file and line). A value that is all digits must stand alone
  * (no digit right before or after it), so that a phone number is not "found" inside a longer number.
  */
-/** Needles shorter than this are not sought (too many innocent matches). */
-const LEAK_KEY = 6
-
 export const findLeaks = (logs: ReadonlyArray<{ readonly name: string; readonly text: string }>, needles: ReadonlyArray<Needle>): ReadonlyArray<Leak> => {
   const usable = needles.filter((n) => n.value.length >= LEAK_KEY)
   if (usable.length === 0) return []
   // Needles by their first LEAK_KEY characters: each line is walked once, looking each window up, so the
   // cost grows with the log's length, not with log length × needles (a full run seeks ~15,000 needles
   // in megabytes of logs; one regular expression of them all took minutes).
-  const byKey = new Map<string, Needle[]>()
+  const byKey = new Map<string, Array<{ readonly n: Needle; readonly digits: boolean }>>()
   for (const n of usable) {
     const key = n.value.slice(0, LEAK_KEY)
+    const entry = { n, digits: /^\d+$/.test(n.value) }
     const list = byKey.get(key)
-    if (list === undefined) byKey.set(key, [n])
-    else list.push(n)
+    if (list === undefined) byKey.set(key, [entry])
+    else list.push(entry)
   }
   const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9'
   const leaks: Leak[] = []
@@ -149,10 +149,10 @@ export const findLeaks = (logs: ReadonlyArray<{ readonly name: string; readonly 
       for (let at = 0; at + LEAK_KEY <= line.length; at++) {
         const candidates = byKey.get(line.slice(at, at + LEAK_KEY))
         if (candidates === undefined) continue
-        for (const n of candidates) {
+        for (const { n, digits } of candidates) {
           if (found.has(n) || !line.startsWith(n.value, at)) continue
           // a number counts only as a whole number, not as digits inside a longer one
-          if (/^\d+$/.test(n.value) && (isDigit(line[at - 1]) || isDigit(line[at + n.value.length]))) continue
+          if (digits && (isDigit(line[at - 1]) || isDigit(line[at + n.value.length]))) continue
           found.add(n)
         }
       }
