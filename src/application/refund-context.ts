@@ -41,11 +41,11 @@ import { load, orderKind, record, refundKind, type AggregateKind, type Provenanc
 
 export type RefundDecisionDeps = Pick<RecordingDeps, 'store' | 'now' | 'newId'>
 
-/** The decision would record the refund, and its amount is not reserved yet. */
 /** The reservation of a recorded refund's amount on its order's refundable ledger. */
 const reservationOf = (d: RefundRecorded['data'], basis: 'decided' | 'carried_over') =>
   refundAmountReserved.make({ merchantId: d.merchantId, merchantOrderId: d.merchantOrderId, merchantRefundId: d.merchantRefundId, amount: d.amount, currency: d.currency, basis, source: d.source, reservedAt: d.observedAt })
 
+/** The decision would record the refund, and its amount is not reserved yet. */
 type NeedsReservation = { readonly _tag: 'NeedsReservation'; readonly recorded: RefundRecorded }
 
 /** How many times a decision reads the ledger again after losing a race for it. */
