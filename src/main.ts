@@ -88,7 +88,8 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
   if (roles.includes('api')) statusTables(config) // fails fast, before anything starts
   // The data directory holds embedded PostgreSQL and the built-in sandbox's state: one owner at a time.
   const ownsDataDir = choice === 'all' || (choice === 'api' && config.SATANG_GATEWAY_BASE_URL === undefined)
-  const lock = ownsDataDir ? await lockDataDirOf(config, log, choice === 'all' ? 'satang up' : `satang up --role ${choice}`) : undefined
+  const command = choice === 'all' ? 'satang up' : `satang up --role ${choice}`
+  const lock = ownsDataDir ? await lockDataDirOf(config, log, command) : undefined
   const db = await openDatabase(config, log).catch(async (e: unknown) => {
     await lock?.release()
     throw e
@@ -110,7 +111,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     let gateway: Promise<GatewayConnection> | undefined
     const connect = (): Promise<GatewayConnection> => {
       if (gateway === undefined) {
-        const connecting = connectGateway(config, log)
+        const connecting = connectGateway(config, log, command)
         gateway = connecting
         closers.push(async () => (await connecting.catch(() => undefined))?.close())
       }

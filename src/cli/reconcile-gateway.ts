@@ -13,14 +13,14 @@ import { clientFor, connectGateway, dataPath, merchantIdOf, SANDBOX_MERCHANT_ID,
  * folder; or, when none runs, one started in this process (as `satang up` would).
  */
 export const connectGatewayForTool = async (config: Config, log: Logger): Promise<GatewayConnection> => {
-  if (config.SATANG_GATEWAY_BASE_URL !== undefined) return connectGateway(config, log)
+  if (config.SATANG_GATEWAY_BASE_URL !== undefined) return connectGateway(config, log, 'satang reconcile')
   const host = config.SATANG_HTTP_HOST === '0.0.0.0' || config.SATANG_HTTP_HOST === '::' ? '127.0.0.1' : config.SATANG_HTTP_HOST
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${String(config.SATANG_SANDBOX_PORT)}`
   const running = await fetch(`${url}/_sandbox`, { signal: AbortSignal.timeout(2_000) }).then(
     (r) => r.ok,
     () => false,
   )
-  if (!running) return connectGateway(config, log)
+  if (!running) return connectGateway(config, log, 'satang reconcile')
   const canonicalizer = canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1
   const pair = await loadOrCreateKeyPair(dataPath(config, 'merchant-private.pem'), dataPath(config, 'merchant-public.pem'))
   if (E.isLeft(pair)) throw new StartupError(`SATANG_DATA_DIR: the merchant key: ${pair.left}`)

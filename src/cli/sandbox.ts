@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import { loadPublicKey } from '../domain/gateway/signing.ts'
+import { lockSandboxState } from '../composition/sandbox-state-lock.ts'
 import { launchSandbox } from '../sandbox/launch.ts'
 import { checkMerchantId } from '../sandbox/merchants.ts'
 import { DEFAULT_RATE_LIMIT, DEFAULT_SANDBOX_HOST, DEFAULT_SANDBOX_PORT, DEFAULT_SETTINGS } from '../sandbox/sandbox.ts'
@@ -75,7 +76,7 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
     .option('--merchant <id=file>', 'a merchant_id and the PEM file of its RSA public key (repeatable)', collect, [])
     .option('--gateway-private-key <file>', 'PEM file of the gateway RSA private key (default: <data-dir>/gateway-private.pem, generated when absent)')
     .option('--data-dir <dir>', 'folder of the generated gateway key', DEFAULT_SANDBOX_DATA_DIR)
-    .option('--state <file>', 'keep the state in this file and <file>.journal (mode 0600): every change is on disk before it is answered')
+    .option('--state <file>', 'keep the state in this file and <file>.journal (mode 0600): every change is on disk before it is answered; <file>.lock keeps a second sandbox off it')
     .option('--pay-immediately', 'pay at once the payments that have no payer step (MERCHANT_SCAN, BANKAPP_A/B notification, direct debit)')
     .option('--rate-limit <n>', 'requests per second per merchant_id (0: no limit)', String(DEFAULT_RATE_LIMIT.perSecond))
     .option('--public-url <url>', 'base URL of the links the sandbox hands out, when payers reach it through another address')
@@ -90,6 +91,15 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
       if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(opts.logLevel)) throw new UsageError('--log-level must be fatal, error, warn, info, debug, trace or silent')
       const merchants = await readMerchants(opts.merchant)
       const log = makeLogger({ level: opts.logLevel })
+      const stateLock = opts.state === undefined ? undefined : await lockSandboxState(log, opts.state, 'satang sandbox')
+      if (stateLock !== undefined && E.isLeft(stateLock)) {
+        process.stderr.write(`satang: cannot start the sandbox: --state: ${stateLock.left}\n`)
+        setExitCode(EXIT.failure)
+        return
+      }
+      const release = async (): Promise<void> => {
+        if (stateLock !== undefined) await stateLock.right.release()
+      }
       const launched = await launchSandbox({
         log,
         host: opts.host,
@@ -103,6 +113,7 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
         ...(opts.state === undefined ? {} : { statePath: opts.state }),
       })
       if (E.isLeft(launched)) {
+        await release()
         const f = launched.left
         if (f.setting !== 'listen') throw new UsageError(`${FLAG_OF[f.setting]}: ${f.message}`)
         process.stderr.write(`satang: cannot start the sandbox: ${f.message}\n`)
@@ -140,6 +151,7 @@ export const registerSandboxCommand = (program: Command, setExitCode: (code: num
       const signal = await untilSignal()
       log.info({ signal }, 'stopping the sandbox')
       await sandbox.close()
+      await release()
       setExitCode(EXIT.ok)
     })
 }

@@ -11,7 +11,8 @@ import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE, extendStatus
 import { loadOrCreateKeyPair } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
 import { launchSandbox } from '../sandbox/launch.ts'
-import { StartupError, dataPath } from './startup.ts'
+import { lockSandboxState } from './sandbox-state-lock.ts'
+import { DataDirInUse, StartupError, dataPath } from './startup.ts'
 
 /** The merchant_id the built-in sandbox registers when none is configured. */
 export const SANDBOX_MERCHANT_ID = '140000000000000001'
@@ -59,10 +60,11 @@ export const clientFor = (config: Config, log: Logger, baseUrl: string, signingK
 
 /**
  * `SATANG_GATEWAY_BASE_URL` with the configured keys; or, when it is unset, the sandbox in this
- * process: its gateway key and state under `<data>/sandbox`, the merchant key pair under `<data>`
- * (generated on first start), the merchant registered with its public key.
+ * process: its gateway key and state under `<data>/sandbox` (the state file locked for `command`: a
+ * second sandbox on it is refused with DataDirInUse), the merchant key pair under `<data>` (generated
+ * on first start), the merchant registered with its public key.
  */
-export const connectGateway = async (config: Config, log: Logger): Promise<GatewayConnection> => {
+export const connectGateway = async (config: Config, log: Logger, command: string): Promise<GatewayConnection> => {
   const canonicalizer = canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1
   if (config.SATANG_GATEWAY_BASE_URL !== undefined) {
     const { SATANG_MERCHANT_ID: merchantId, SATANG_MERCHANT_PRIVATE_KEY_FILE: keyFile, SATANG_GATEWAY_PUBLIC_KEY_FILE: gatewayKeyFile } = config
@@ -93,6 +95,8 @@ export const connectGateway = async (config: Config, log: Logger): Promise<Gatew
   }
   const sandboxDir = dataPath(config, 'sandbox')
   const stateFile = join(sandboxDir, 'state.json')
+  const stateLock = await lockSandboxState(log, stateFile, `the built-in sandbox of ${command}`)
+  if (E.isLeft(stateLock)) throw new DataDirInUse(`SATANG_DATA_DIR: ${stateLock.left}`)
   const launched = await launchSandbox({
     log,
     host: config.SATANG_HTTP_HOST,
@@ -103,6 +107,7 @@ export const connectGateway = async (config: Config, log: Logger): Promise<Gatew
     canonicalizer,
   })
   if (E.isLeft(launched)) {
+    await stateLock.right.release()
     const f = launched.left
     throw new StartupError(
       f.setting === 'listen'
@@ -128,6 +133,7 @@ export const connectGateway = async (config: Config, log: Logger): Promise<Gatew
     close: async () => {
       client.close()
       await sandbox.close()
+      await stateLock.right.release()
     },
   }
 }

@@ -139,6 +139,45 @@ describe('satang sandbox (the real CLI)', () => {
     expect(await again.exit).toBe(0)
   })
 
+  it('keeps a second sandbox off its --state file, naming itself, until it is gone (SIGKILL leaves a stale lock the next one replaces)', async () => {
+    const state = join(dir, 'shared-state.json')
+    const gatewayKey = join(dir, 'lock-gateway-private.pem')
+    await writeFile(gatewayKey, loadSigningVectors().keys.gateway.private_key_pem)
+    const args = ['--port', '0', '--merchant', `${MERCHANT_ID}=${keyFile}`, '--gateway-private-key', gatewayKey, '--state', state, '--log-level', 'warn']
+    const first = await startCli(args, dir)
+    try {
+      const client = clientFor({ url: first.url })
+      try {
+        const order = { service: 'svc.thaiqr.pay', merchant_id: MERCHANT_ID, merchant_order_id: 'LOCK-1', order_amount: '12.5', order_currency: 'THB', order_desc: 'Lock test', payment_method: 'THAI_QR', customer: { merchant_user_id: 'u-9' } } as const
+        expectRight(await client.createDirectPayment(order)())
+      } finally {
+        client.close()
+      }
+      expect(JSON.parse(await readFile(`${state}.lock`, 'utf8'))).toMatchObject({ pid: first.child.pid, command: 'satang sandbox' })
+
+      const second = await runCli(['sandbox', ...args], { cwd: dir })
+      expect(second.code, second.stderr).toBe(3)
+      expect(second.stderr).toContain(`satang: cannot start the sandbox: --state: the sandbox state ${state} is in use by satang sandbox (pid ${String(first.child.pid)}, started 20`)
+      expect(second.stderr).toContain(`(lock file ${state}.lock)`)
+      expect(second.stdout).toBe('')
+      // the first goes on serving, its order untouched
+      const listed = await control({ controlUrl: `${first.url}/_sandbox` }, 'GET', '/orders?merchant_order_id=LOCK-1')
+      expect(listed.json['orders']).toHaveLength(1)
+    } finally {
+      first.child.kill('SIGKILL')
+    }
+    await first.exit
+    // SIGKILL ran no clean-up: the lock names a process that is gone, and the next sandbox replaces it
+    expect(JSON.parse(await readFile(`${state}.lock`, 'utf8'))).toMatchObject({ pid: first.child.pid })
+    const next = await startCli(args, dir)
+    const listed = await control({ controlUrl: `${next.url}/_sandbox` }, 'GET', '/orders?merchant_order_id=LOCK-1')
+    expect(listed.json['orders']).toHaveLength(1)
+    expect(JSON.parse(await readFile(`${state}.lock`, 'utf8'))).toMatchObject({ pid: next.child.pid })
+    next.child.kill('SIGTERM')
+    expect(await next.exit).toBe(0)
+    await expect(readFile(`${state}.lock`, 'utf8')).rejects.toThrow(/ENOENT/)
+  })
+
   it('uses the gateway key given with --gateway-private-key', async () => {
     const gatewayKey = join(dir, 'gateway-private.pem')
     await writeFile(gatewayKey, loadSigningVectors().keys.gateway.private_key_pem)

@@ -154,6 +154,9 @@ describe('one satang per data directory', () => {
       })()
       // exactly the same configuration, as a second terminal would have it
       const second = await runCli(['up'], { env: envFor(ports), cwd: dir })
+      // a sandbox of its own on the built-in sandbox's state file would write into the same journal
+      const stateFile = join(dir, '.satang', 'sandbox', 'state.json')
+      const sandboxOnIt = await runCli(['sandbox', '--port', '0', '--state', stateFile, '--data-dir', join(dir, 'other-sandbox')], { env: envFor(ports), cwd: dir })
       // a tool that needs the database joins the running one as a client and never stops it
       const migrated = await runCli(['migrate'], { env: envFor(ports), cwd: dir })
       await sleep(1_000)
@@ -165,6 +168,10 @@ describe('one satang per data directory', () => {
       expect(second.stderr).toContain(`serving http://127.0.0.1:${String(ports.http)})`)
       expect(second.stderr).toContain(`lock file ${lockFile}`)
       expect(second.stdout).not.toContain('satang: up.')
+      expect(sandboxOnIt.code, sandboxOnIt.stderr).toBe(3)
+      expect(sandboxOnIt.stderr).toContain(`satang: cannot start the sandbox: --state: the sandbox state ${stateFile} is in use by the built-in sandbox of satang up (pid ${String(first.child.pid)}, started 20`)
+      expect(sandboxOnIt.stderr).toContain(`(lock file ${stateFile}.lock)`)
+      expect(sandboxOnIt.stdout).toBe('')
       expect(migrated.code, migrated.stderr).toBe(0)
       expect(migrated.stdout).toContain('(running)')
 
@@ -177,6 +184,7 @@ describe('one satang per data directory', () => {
     }
     expect(first.stdout()).toContain('satang: stopped.')
     expect(existsSync(join(dir, '.satang', 'satang.lock'))).toBe(false)
+    expect(existsSync(join(dir, '.satang', 'sandbox', 'state.json.lock'))).toBe(false)
     expect(existsSync(join(dir, '.satang', 'postgres', 'postmaster.pid'))).toBe(false)
   }, 180_000)
 })

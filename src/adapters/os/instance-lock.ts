@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { Logger } from '../../logger.ts'
@@ -65,15 +65,18 @@ const holderRuns = (h: LockHolder): boolean =>
 
 const ATTEMPTS = 5
 
+/** Takes `<dir>/satang.lock` for `command`, or says who holds it (see `lockFile`). */
+export const lockDataDir = (deps: { readonly log: Logger }, dir: string, command: string): Promise<E.Either<LockFailure, InstanceLock>> => lockFile(deps, join(dir, LOCK_FILE), command)
+
 /**
- * Takes `<dir>/satang.lock` for `command`, or says who holds it. The file appears complete or not at
+ * Takes the lock file `path` for `command`, or says who holds it. The file appears complete or not at
  * all (written aside, then hard-linked into place, which fails if one exists). A stale lock is
  * moved aside (an atomic rename) and removed only if what was moved is the lock judged stale; if
  * a starting process got in between, its lock is put back.
  */
-export const lockDataDir = async (deps: { readonly log: Logger }, dir: string, command: string): Promise<E.Either<LockFailure, InstanceLock>> => {
+export const lockFile = async (deps: { readonly log: Logger }, path: string, command: string): Promise<E.Either<LockFailure, InstanceLock>> => {
   const log = deps.log.child({ component: 'instance-lock' })
-  const path = join(dir, LOCK_FILE)
+  const dir = dirname(path)
   const token = randomUUID()
   const self = identityOf()
   const holder: LockHolder = {
