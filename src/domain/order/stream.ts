@@ -5,7 +5,8 @@ import type { OrderEvent } from './events/index.ts'
 export const orderStreamName = (merchantId: string, merchantOrderId: string): string => `order-${merchantId}-${merchantOrderId}`
 
 // merchant_id is digits only, so the first dash after it ends it (merchant_order_id may hold dashes).
-const ORDER_STREAM = /^order-(14\d{16,18})-(.+)$/
+// `s`: the id may hold line breaks (\n, \r, U+2028, U+2029 are text the gateway allows), which `.` alone does not match.
+const ORDER_STREAM = /^order-(14\d{16,18})-(.+)$/s
 
 /** The ids of an order stream name, or null when the name is not one. */
 export const parseOrderStreamName = (stream: string): { readonly merchantId: string; readonly merchantOrderId: string } | null => {

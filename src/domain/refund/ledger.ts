@@ -12,7 +12,8 @@ export const refundableStreamName = (merchantId: string, merchantOrderId: string
 /** Where the merchant's ledgers were opened (the upgrade from the time before ledgers, done once). */
 export const refundLedgersOpenedStreamName = (merchantId: string): string => `refundable-opened-${merchantId}`
 
-const REFUNDABLE_STREAM = /^refundable-(14\d{16,18})-(.+)$/
+// `s`: the id may hold line breaks (\n, \r, U+2028, U+2029 are text the gateway allows), which `.` alone does not match.
+const REFUNDABLE_STREAM = /^refundable-(14\d{16,18})-(.+)$/s
 
 export const parseRefundableStreamName = (stream: string): { readonly merchantId: string; readonly merchantOrderId: string } | null => {
   const m = REFUNDABLE_STREAM.exec(stream)

@@ -4,7 +4,8 @@ import type { RefundEvent } from './events/index.ts'
 /** The stream of one refund: `refund-<merchant_id>-<merchant_refund_id>`. */
 export const refundStreamName = (merchantId: string, merchantRefundId: string): string => `refund-${merchantId}-${merchantRefundId}`
 
-const REFUND_STREAM = /^refund-(14\d{16,18})-(.+)$/
+// `s`: the id may hold line breaks (\n, \r, U+2028, U+2029 are text the gateway allows), which `.` alone does not match.
+const REFUND_STREAM = /^refund-(14\d{16,18})-(.+)$/s
 
 export const parseRefundStreamName = (stream: string): { readonly merchantId: string; readonly merchantRefundId: string } | null => {
   const m = REFUND_STREAM.exec(stream)

@@ -6,7 +6,8 @@ import type { SubscriptionEvent } from './events/index.ts'
 /** The stream of one subscription: `subscription-<merchant_id>-<merchant_subscribe_id>`. */
 export const subscriptionStreamName = (merchantId: string, merchantSubscribeId: string): string => `subscription-${merchantId}-${merchantSubscribeId}`
 
-const SUBSCRIPTION_STREAM = /^subscription-(14\d{16,18})-(.+)$/
+// `s`: the id may hold line breaks (\n, \r, U+2028, U+2029 are text the gateway allows), which `.` alone does not match.
+const SUBSCRIPTION_STREAM = /^subscription-(14\d{16,18})-(.+)$/s
 
 export const parseSubscriptionStreamName = (stream: string): { readonly merchantId: string; readonly merchantSubscribeId: string } | null => {
   const m = SUBSCRIPTION_STREAM.exec(stream)
