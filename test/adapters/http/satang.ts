@@ -9,7 +9,9 @@ import { GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM } from '.
 /**
  * satang in this process on the database at `databaseUrl`, calling the gateway at `gatewayUrl` with the
  * signing vectors' keys (written into `dir`, also its data directory), on a free port, with one API
- * token of every scope.
+ * token of every scope. The reconciliation scheduler is off unless `settings` turn it on: its daily run
+ * starts in the background and appends a run's events at a moment that depends on the machine's load,
+ * which tests that check what a request appended would count as the request's.
  */
 export const startTestSatang = async (o: { readonly databaseUrl: string; readonly gatewayUrl: string; readonly dir: string; readonly token: string; readonly settings?: Readonly<Record<string, string>> }): Promise<Running> => {
   writeFileSync(join(o.dir, 'merchant.pem'), MERCHANT_PRIVATE_KEY_PEM)
@@ -24,6 +26,7 @@ export const startTestSatang = async (o: { readonly databaseUrl: string; readonl
     SATANG_API_TOKENS: `test:${o.token}:payments:write+read+audit`,
     SATANG_DATA_DIR: o.dir,
     SATANG_LOG_LEVEL: 'silent',
+    SATANG_RECONCILE_SCHEDULER: 'off',
     ...o.settings,
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
