@@ -26,19 +26,25 @@ export type CategoryRead =
   /** The log was not readable up to the head within `waitMs`: what was visited stops at `readTo`. */
   | { readonly _tag: 'ShortOfHead'; readonly head: Position; readonly readTo: Position | undefined }
 
-/** Whether the global log reads, from `from`, at least up to `head`. */
-const readsUpTo = async (store: EventStore, from: ReadAllOptions, head: Position): Promise<boolean> => {
+/**
+ * Reads the global log on from `from` towards `head`: whether it reads at least up to `head`, and the
+ * furthest position it could read (where the next look may start: the horizon only moves forward).
+ */
+const readTowards = async (store: EventStore, from: ReadAllOptions, head: Position): Promise<{ readonly reached: boolean; readonly readTo: ReadAllOptions }> => {
   let cursor = from
   for (;;) {
     const page = await store.readAll({ ...cursor, maxCount: 1000 })()
-    if (E.isLeft(page)) return false
+    if (E.isLeft(page)) return { reached: false, readTo: cursor }
     const end: ReadItem | undefined = page.right[page.right.length - 1]
-    if (end === undefined) return false
+    if (end === undefined) return { reached: false, readTo: cursor }
     const position = E.isRight(end) ? end.right.position : end.left.position
-    if (position >= head) return true
+    if (position >= head) return { reached: true, readTo: { from: position } }
     cursor = { from: position }
   }
 }
+
+/** The later of two read starts (positions of one store compare as strings). */
+const later = (a: ReadAllOptions, b: ReadAllOptions): ReadAllOptions => (a.from === undefined ? b : b.from === undefined || a.from >= b.from ? a : b)
 
 /**
  * Visits every event of the category `prefix` after `from` (the start when absent) in log order, up to
@@ -55,6 +61,8 @@ export const readCategoryUpToHead = async <V>(
   if (E.isLeft(head)) return head
   const deadline = Date.now() + (options.waitMs ?? 60_000)
   let cursor = from
+  // How far the global log was found readable while waiting: each look goes on from there.
+  let logCursor = from
   let headReadable = false
   for (;;) {
     const page = await store.readCategory(prefix, { ...cursor, maxCount: options.pageSize ?? 1000 })()
@@ -71,7 +79,9 @@ export const readCategoryUpToHead = async <V>(
     // The category has nothing more to show; it may still stand before the head (events of other
     // categories come after it, or the newest are not readable yet).
     if (headReadable || head.right === undefined || (cursor.from !== undefined && cursor.from >= head.right)) return E.right({ _tag: 'UpToHead', head: head.right })
-    if (await readsUpTo(store, cursor, head.right)) {
+    const looked = await readTowards(store, later(logCursor, cursor), head.right)
+    logCursor = looked.readTo
+    if (looked.reached) {
       // Everything up to the head is readable now (the horizon only moves forward): one more read of
       // the category sees what became readable since its last page.
       headReadable = true
