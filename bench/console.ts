@@ -4,7 +4,7 @@
 // page one request at a time (the latency a person waits). Baseline in the same run: the bare SQL of
 // the same page (the same reads, no HTML, no HTTP), from this process.
 import { spawn } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
 import { Client } from 'pg'
@@ -115,6 +115,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
           store,
           merchantId: MERCHANT,
           tokens: [{ name: 'bench', token: TOKEN, scopes: ['read', 'audit', 'reconcile:write'] }],
+          sessionSecret: randomBytes(32),
           acknowledge: () => Promise.reject(new Error('the bench acknowledges nothing')),
           now: () => new Date(),
           relayTopic: null,

@@ -171,7 +171,14 @@ const settings = {
   SATANG_HTTP_PORT: { codec: intInRange('Port', 0, 65535), default: '8080', doc: 'port of the HTTP API' },
   SATANG_HTTP_BODY_LIMIT: { codec: intInRange('Bytes', 1024, 16_777_216), default: '262144', doc: 'largest request body accepted on any route, in bytes (413 naming the limit above it)' },
   SATANG_HTTP_MAX_FIELD_LENGTH: { codec: intInRange('Characters', 256, 1_048_576), default: '4096', doc: 'longest string or key accepted in a request body or query, in characters (400 naming the field above it; a callback is quarantined instead)' },
+  SATANG_STOP_TIMEOUT_MS: { codec: intInRange('Milliseconds', 0, 600_000), default: '10000', doc: 'on SIGTERM or Ctrl-C, how long the HTTP service waits for requests in flight to finish (new ones get 503 unavailable, retriable, with Connection: close meanwhile); requests still running then are abandoned, with a log line' },
+  SATANG_METRICS_PORT: { codec: intInRange('Port', 0, 65535), default: undefined, doc: 'serve /metrics only on this port, bound to SATANG_METRICS_HOST, and not on SATANG_HTTP_PORT; unset = /metrics on SATANG_HTTP_PORT' },
+  SATANG_METRICS_HOST: { codec: nonEmpty, default: '127.0.0.1', doc: 'address the /metrics port (SATANG_METRICS_PORT) listens on' },
+  SATANG_METRICS_TOKEN_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding the bearer token /metrics requires (one line: the token, or sha256:<hex> of it; generated when absent, mode 0600); unset = /metrics answers without a token' },
   SATANG_CALLBACK_RATE_LIMIT: { codec: intInRange('PerMinute', 0, 1_000_000), default: '120', doc: 'callbacks per minute per source address that do not verify (bad signature, another merchant, unreadable) before /callbacks answers 429; verified callbacks are never limited; 0 = no limit' },
+  SATANG_QUARANTINE_DAY_EVENTS: { codec: intInRange('Events', 0, 10_000_000), default: '500', doc: 'untrusted callbacks (signature not verified) kept in quarantine per callback kind and Bangkok day, across every process; past it (or SATANG_QUARANTINE_DAY_BYTES) they are answered the same but only counted (satang_quarantine_refused_total); callbacks whose signature verified are always kept' },
+  SATANG_QUARANTINE_DAY_BYTES: { codec: intInRange('Bytes', 0, 1_073_741_824), default: '2097152', doc: 'bytes of event data kept in quarantine per callback kind and Bangkok day (same rule as SATANG_QUARANTINE_DAY_EVENTS)' },
+  SATANG_QUARANTINE_BODY_BYTES: { codec: intInRange('Bytes', 0, 65_536), default: '2048', doc: "bytes of a quarantined callback's body kept (its start; the SHA-256 and size of the whole body are kept too)" },
   SATANG_CANONICALIZER: { codec: oneOf('Canonicalizer', Object.keys(canonicalizers)), default: 'satang-canonical-v1', doc: 'signing canonical-string strategy' },
   SATANG_GATEWAY_BASE_URL: { codec: url(['http', 'https']), default: undefined, doc: 'gateway base URL (requests go to {base}/gateway); unset = the built-in sandbox' },
   SATANG_MERCHANT_ID: { codec: merchantId, default: undefined, doc: 'merchant_id assigned by the gateway; unset with the built-in sandbox = 140000000000000001' },
@@ -188,6 +195,7 @@ const settings = {
   SATANG_PUBLIC_URL: { codec: url(['http', 'https']), default: undefined, doc: "base URL at which the gateway reaches satang's /callbacks; unset = http://SATANG_HTTP_HOST:SATANG_HTTP_PORT" },
   SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit, reconcile:write; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },
   SATANG_API_TOKENS_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding SATANG_API_TOKENS, in the same format (a Docker or Compose secret); set this or SATANG_API_TOKENS, not both' },
+  SATANG_SESSION_SECRET_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding the secret that signs console sessions (one line of at least 32 characters, e.g. openssl rand -hex 32; a Docker or Compose secret), the same file for every api process of one installation; unset = SATANG_DATA_DIR/session-secret, generated when absent (mode 0600)' },
   SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
   SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
@@ -260,6 +268,9 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
   }
   if (out['SATANG_API_TOKENS'] !== undefined && out['SATANG_API_TOKENS_FILE'] !== undefined) {
     errors.push({ variable: 'SATANG_API_TOKENS_FILE', source: 'environment', rule: 'cannot be set together with SATANG_API_TOKENS: set one of the two' })
+  }
+  if (out['SATANG_METRICS_PORT'] !== undefined && out['SATANG_METRICS_PORT'] !== 0 && out['SATANG_METRICS_PORT'] === out['SATANG_HTTP_PORT']) {
+    errors.push({ variable: 'SATANG_METRICS_PORT', source: 'environment', rule: 'must differ from SATANG_HTTP_PORT (unset it to serve /metrics there)' })
   }
   if (out['SATANG_DATABASE_PASSWORD_FILE'] !== undefined && out['SATANG_DATABASE_URL'] === undefined) {
     errors.push({ variable: 'SATANG_DATABASE_PASSWORD_FILE', source: 'environment', rule: 'needs SATANG_DATABASE_URL (the password is for its user)' })

@@ -1,15 +1,17 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto'
+import { constants } from 'node:fs'
+import { open, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
+import { createFileNoFollow, ensureDirectory, refusalText, writeFileNoFollow } from './adapters/os/safe-write.ts'
 import { generateToken } from './adapters/http/api-tokens.ts'
 import { loadPrivateKey } from './domain/gateway/signing.ts'
 
 /**
  * Secrets `satang up` keeps in the data folder when none are configured, so that a fresh machine gets
- * a working system: the merchant key pair (signs requests to the built-in sandbox) and the default API
- * token. Files are created with mode 0600 and never overwritten; their contents are never printed or
- * logged, only their paths.
+ * a working system: the merchant key pair (signs requests to the built-in sandbox), the default API
+ * token and the console's session secret. Files are created with mode 0600 and never overwritten; their contents are never printed or
+ * logged, only their paths. Nothing is written through a symbolic link (src/adapters/os/safe-write.ts).
  */
 
 const errorCode = (e: unknown): string => (e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : 'unreadable')
@@ -22,12 +24,24 @@ const readIfExists = async (path: string): Promise<E.Either<string, string | und
   }
 }
 
+/** Creates `path` (and its folder); left when anything is there already (a link, or a file that appeared meanwhile). */
 const writeNew = async (path: string, text: string, mode: number): Promise<E.Either<string, void>> => {
   try {
-    await mkdir(dirname(path), { recursive: true })
-    // `wx`: a file that appeared meanwhile (another process) is never overwritten.
-    await writeFile(path, text, { encoding: 'utf8', mode, flag: 'wx' })
-    return E.right(undefined)
+    const folder = await ensureDirectory(dirname(path))
+    if (E.isLeft(folder)) return E.left(`cannot write ${refusalText(folder.left)}`)
+    const created = await createFileNoFollow(path, text, mode)
+    if (E.isLeft(created)) return E.left(`cannot write ${refusalText(created.left)}`)
+    return created.right === 'created' ? E.right(undefined) : E.left(`cannot write ${JSON.stringify(path)}: EEXIST`)
+  } catch (e) {
+    return E.left(`cannot write ${JSON.stringify(path)}: ${errorCode(e)}`)
+  }
+}
+
+/** Writes (or replaces) the public half of a generated key, never through a link. */
+const writePublic = async (path: string, pem: string): Promise<E.Either<string, void>> => {
+  try {
+    const wrote = await writeFileNoFollow(path, pem)
+    return E.isLeft(wrote) ? E.left(`cannot write ${refusalText(wrote.left)}`) : E.right(undefined)
   } catch (e) {
     return E.left(`cannot write ${JSON.stringify(path)}: ${errorCode(e)}`)
   }
@@ -46,7 +60,8 @@ export const loadOrCreateKeyPair = async (privateKeyPath: string, publicKeyPath:
   const pair = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const wrote = await writeNew(privateKeyPath, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600)
   if (E.isLeft(wrote)) return wrote
-  await writeFile(publicKeyPath, pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'utf8')
+  const wrotePublic = await writePublic(publicKeyPath, pair.publicKey.export({ type: 'spki', format: 'pem' }).toString())
+  if (E.isLeft(wrotePublic)) return wrotePublic
   return E.right({ privateKey: pair.privateKey, privateKeyPath, publicKeyPath, generated: true })
 }
 
@@ -117,6 +132,51 @@ export const loadOrCreateEd25519Key = async (path: string, generate: boolean): P
   const wrote = await writeNew(path, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600)
   if (E.isLeft(wrote)) return wrote
   const publicKeyPath = path.replace(/private(\.pem)?$/, 'public.pem')
-  if (publicKeyPath !== path) await writeFile(publicKeyPath, pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'utf8')
+  if (publicKeyPath !== path) {
+    const wrotePublic = await writePublic(publicKeyPath, pair.publicKey.export({ type: 'spki', format: 'pem' }).toString())
+    if (E.isLeft(wrotePublic)) return wrotePublic
+  }
   return E.right({ privateKey: pair.privateKey, path, publicKeyPath: publicKeyPath === path ? null : publicKeyPath, generated: true })
+}
+
+export type LocalSessionSecret = { readonly secret: Buffer; readonly path: string; readonly generated: boolean }
+
+/** Characters of a session secret at least (32 random bytes are written as 43). */
+export const MIN_SESSION_SECRET_LENGTH = 32
+
+/** Reads a file that is not a symlink (`O_NOFOLLOW`); undefined when it does not exist. */
+const readOwnFile = async (path: string): Promise<E.Either<string, string | undefined>> => {
+  try {
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    try {
+      return E.right(await handle.readFile({ encoding: 'utf8' }))
+    } finally {
+      await handle.close()
+    }
+  } catch (e) {
+    const code = errorCode(e)
+    if (code === 'ENOENT') return E.right(undefined)
+    return E.left(code === 'ELOOP' ? `${JSON.stringify(path)} is a symbolic link: satang reads its own secret only from a plain file` : `cannot read ${JSON.stringify(path)}: ${code}`)
+  }
+}
+
+/**
+ * The secret that signs console sessions, kept in `path` (one line, 0600), generated when absent: 32
+ * random bytes, so that nothing in the configuration computes it. Every api process that shares the
+ * data folder shares it; another installation has its own.
+ */
+export const loadOrCreateSessionSecret = async (path: string): Promise<E.Either<string, LocalSessionSecret>> => {
+  const existing = await readOwnFile(path)
+  if (E.isLeft(existing)) return existing
+  if (existing.right !== undefined) {
+    const secret = existing.right.trim()
+    return secret.length >= MIN_SESSION_SECRET_LENGTH ? E.right({ secret: Buffer.from(secret, 'utf8'), path, generated: false }) : E.left(`${JSON.stringify(path)} does not hold a session secret of at least ${String(MIN_SESSION_SECRET_LENGTH)} characters`)
+  }
+  const secret = randomBytes(32).toString('base64url')
+  const wrote = await writeNew(path, `${secret}\n`, 0o600)
+  if (E.isRight(wrote)) return E.right({ secret: Buffer.from(secret, 'utf8'), path, generated: true })
+  // Another api process of this installation wrote it first: theirs is the one.
+  const again = await readOwnFile(path)
+  if (E.isLeft(again) || again.right === undefined || again.right.trim().length < MIN_SESSION_SECRET_LENGTH) return wrote
+  return E.right({ secret: Buffer.from(again.right.trim(), 'utf8'), path, generated: false })
 }

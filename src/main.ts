@@ -1,11 +1,13 @@
 import pkg from '../package.json' with { type: 'json' }
 import * as E from 'fp-ts/lib/Either.js'
-import { makeHttpServer, makeMetricsRegistry, registeredRoutes, type HealthCheck, type RegisteredRoute } from './adapters/http/server.ts'
+import { makeTokenMatcher, type TokenMatcher } from './adapters/http/api-tokens.ts'
+import { makeHttpServer, makeMetricsRegistry, makeMetricsServer, registeredRoutes, stopHttpServer, type HealthCheck, type RegisteredRoute } from './adapters/http/server.ts'
 import type { EventStore } from './application/ports/event-store.ts'
 import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { StartupError } from './composition/startup.ts'
 import type { Config } from './config.ts'
+import { loadOrCreateToken } from './local-secrets.ts'
 import type { Logger } from './logger.ts'
 import { startApiRole, type ApiRole } from './roles/api.ts'
 import { projectionsRunBy, registerProjectionMetrics, startProjectorRole } from './roles/projector.ts'
@@ -38,6 +40,10 @@ const STARTERS: Readonly<Record<Role, (ctx: ProcessContext) => StartedRole | Pro
 export type RunningProcess = {
   readonly roles: ReadonlyArray<Role>
   readonly httpUrl: string
+  /** Where `/metrics` is served: `httpUrl`, or its own port (`SATANG_METRICS_PORT`). */
+  readonly metricsUrl: string
+  /** The file of the token `/metrics` requires (`SATANG_METRICS_TOKEN_FILE`), when there is one. */
+  readonly metricsToken?: { readonly path: string; readonly generated: boolean }
   readonly database: string
   /** The API role, when this process runs it. */
   readonly api?: ApiRole
@@ -70,6 +76,22 @@ const separateRoleProblem = (choice: RoleChoice, config: Config): string | undef
   return undefined
 }
 
+/** The token `/metrics` requires: the one in `SATANG_METRICS_TOKEN_FILE` (generated there when absent), or none. */
+const metricsTokenOf = async (config: Config): Promise<{ readonly matcher: TokenMatcher; readonly file: { readonly path: string; readonly generated: boolean } } | undefined> => {
+  const path = config.SATANG_METRICS_TOKEN_FILE
+  if (path === undefined) return undefined
+  const loaded = await loadOrCreateToken(path)
+  if (E.isLeft(loaded)) throw new StartupError(`SATANG_METRICS_TOKEN_FILE: ${loaded.left}`)
+  // What fits an `Authorization: Bearer` header unchanged; a token or its digest `sha256:<hex>`.
+  if (!/^[\x21-\x7e]+$/.test(loaded.right.token)) throw new StartupError(`SATANG_METRICS_TOKEN_FILE: ${JSON.stringify(path)} must hold one token (or sha256:<hex> of it) of printable ASCII without spaces`)
+  return { matcher: makeTokenMatcher([{ name: 'metrics', token: loaded.right.token, scopes: [] }]), file: { path, generated: loaded.right.generated } }
+}
+
+const listenError = (variable: string, port: number) => (e: unknown): never => {
+  const code = e instanceof Error && 'code' in e ? String(e.code) : undefined
+  throw new StartupError(`${variable}: cannot listen on port ${String(port)}: ${code === 'EADDRINUSE' ? 'the address is in use' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e)}`)
+}
+
 /**
  * `satang up [--role …]`: the database (embedded by default, only for `all`), migrations, the event
  * store, then each role of `choice`, and one HTTP service for the process (`/healthz`, `/metrics`, and
@@ -86,6 +108,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
   const problem = separateRoleProblem(choice, config)
   if (problem !== undefined) throw new StartupError(problem)
   if (roles.includes('api')) statusTables(config) // fails fast, before anything starts
+  const metricsToken = await metricsTokenOf(config)
   // The data directory holds embedded PostgreSQL and the built-in sandbox's state: one owner at a time.
   const ownsDataDir = choice === 'all' || (choice === 'api' && config.SATANG_GATEWAY_BASE_URL === undefined)
   const command = choice === 'all' ? 'satang up' : `satang up --role ${choice}`
@@ -130,6 +153,8 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       metrics,
       bodyLimit: config.SATANG_HTTP_BODY_LIMIT,
       maxFieldLength: config.SATANG_HTTP_MAX_FIELD_LENGTH,
+      metricsHere: config.SATANG_METRICS_PORT === undefined,
+      ...(metricsToken === undefined ? {} : { metricsToken: metricsToken.matcher }),
       checks: [
         {
           name: 'database',
@@ -154,13 +179,24 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       const host = typeof address === 'object' && address !== null ? (address.family === 'IPv6' ? `[${address.address}]` : address.address) : config.SATANG_HTTP_HOST
       for (const r of started) r.listening({ httpUrl: `http://${host}:${String(port)}`, port })
     })
+    // A metrics server of its own listens first, so the main one is never left open when it cannot.
+    const metricsPort = config.SATANG_METRICS_PORT
+    let metricsUrl: string | undefined
+    if (metricsPort !== undefined) {
+      const server = makeMetricsServer({ log, metrics, ...(metricsToken === undefined ? {} : { token: metricsToken.matcher }) })
+      closers.push(() => server.close())
+      metricsUrl = await server.listen({ host: config.SATANG_METRICS_HOST, port: metricsPort }).catch(listenError('SATANG_METRICS_PORT', metricsPort))
+    }
     const httpUrl = await app.listen({ host: config.SATANG_HTTP_HOST, port: config.SATANG_HTTP_PORT })
-    closers.push(() => app.close())
+    // The HTTP service stops first (before the roles): requests in flight finish while everything they need still runs.
+    closers.push(() => stopHttpServer(app, { deadlineMs: config.SATANG_STOP_TIMEOUT_MS, log }))
     await lock?.describe({ url: httpUrl })
     const api = started.find((r): r is ApiRole => r.role === 'api' && 'recording' in r)
     return {
       roles,
       httpUrl,
+      metricsUrl: metricsUrl ?? httpUrl,
+      ...(metricsToken === undefined ? {} : { metricsToken: metricsToken.file }),
       database: db.description,
       ...(api === undefined ? {} : { api }),
       summary: [...warnings, ...started.flatMap((r) => r.summary())],
@@ -176,6 +212,8 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
 /** A running satang with every role (`satang up`): its addresses, what it generated, and how to stop it. */
 export type Running = Pick<ApiRole, 'gateway' | 'tokens' | 'recording' | 'recovery'> & {
   readonly httpUrl: string
+  /** Where `/metrics` is served (`httpUrl` unless `SATANG_METRICS_PORT` is set). */
+  readonly metricsUrl: string
   readonly publicUrl: string
   readonly database: string
   /** The projections the projector keeps current in this process (empty when SATANG_PROJECTOR=off). */
@@ -195,6 +233,7 @@ export const startSatang = async (config: Config, log: Logger, options: StartOpt
   }
   return {
     httpUrl: running.httpUrl,
+    metricsUrl: running.metricsUrl,
     publicUrl: api.publicUrl(),
     database: running.database,
     gateway: api.gateway,

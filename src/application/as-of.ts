@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
+import { parseCalendarDate } from '../domain/bangkok-time.ts'
 import { paymentView } from '../domain/order/view.ts'
 import { orderStreamName } from '../domain/order/stream.ts'
 import { refundStreamName } from '../domain/refund/stream.ts'
@@ -20,15 +21,47 @@ export type AsOfRequest =
   | { readonly _tag: 'Instant'; readonly at: Date; readonly text: string }
   | { readonly _tag: 'Position'; readonly position: Position; readonly text: string }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/
 const POSITION = /^[0-9A-Za-z:/_-]{1,100}$/
+const INSTANT_RULE = 'must be an ISO-8601 instant with its offset, such as 2026-11-20T17:00:00+07:00 or 2026-11-20T10:00:00Z'
+
+/**
+ * The rules an ISO-8601 instant breaks, its calendar date read by the one date parser that `--date`
+ * options use (`Date` would roll 2026-02-30 over into March).
+ */
+const instantRules = (text: string): ReadonlyArray<string> => {
+  const m = INSTANT.exec(text)
+  if (m === null) return [INSTANT_RULE]
+  const [date, hour, minute, second, , , offsetHours, offsetMinutes] = m.slice(1)
+  const day = parseCalendarDate(date ?? '')
+  return [
+    ...(E.isLeft(day) ? day.left : []),
+    ...(Number(hour) > 23 ? ['hour must be 00 to 23'] : []),
+    ...(Number(minute) > 59 ? ['minute must be 00 to 59'] : []),
+    ...(second !== undefined && Number(second) > 59 ? ['second must be 00 to 59'] : []),
+    ...(offsetHours !== undefined && (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) ? ['offset must be at most ±23:59'] : []),
+  ]
+}
+
+/** The rule an ISO-8601 instant with its offset breaks, or the instant. */
+export const parseInstant = (text: string): E.Either<string, Date> => {
+  const rules = instantRules(text)
+  const at = new Date(text)
+  if (rules.length === 0 && Number.isNaN(at.getTime())) return E.left(INSTANT_RULE)
+  return rules.length > 0 ? E.left(rules.join('; ')) : E.right(at)
+}
 
 /** The rule an as-of text breaks, or the request. */
 export const parseAsOf = (text: string): E.Either<string, AsOfRequest> => {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    // A date alone is no position (those are two 20-digit numbers) and no instant.
+    const day = parseCalendarDate(text)
+    return E.left(E.isLeft(day) ? day.left.join('; ') : `a date alone is not an instant: give one with its offset, such as ${text}T23:59:59+07:00 (the end of that Bangkok day)`)
+  }
   if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    const at = new Date(text)
-    if (!INSTANT.test(text) || Number.isNaN(at.getTime())) return E.left('must be an ISO-8601 instant with its offset, such as 2026-11-20T17:00:00+07:00 or 2026-11-20T10:00:00Z, or a global log position')
-    return E.right({ _tag: 'Instant', at, text })
+    const at = parseInstant(text)
+    if (E.isLeft(at)) return E.left(at.left === INSTANT_RULE ? `${INSTANT_RULE}, or a global log position` : at.left)
+    return E.right({ _tag: 'Instant', at: at.right, text })
   }
   if (!POSITION.test(text)) return E.left('must be an ISO-8601 instant with its offset (2026-11-20T17:00:00+07:00) or a global log position as satang prints it')
   return E.right({ _tag: 'Position', position: text as Position, text })

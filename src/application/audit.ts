@@ -1,14 +1,14 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { EventStore, EventStoreFailure, Json, JsonObject, Position, ReadItem, RecordedEvent } from './ports/event-store.ts'
-import type { ReadModelQueries } from './ports/read-models.ts'
+import type { EventStore, EventStoreFailure, Json, JsonObject, Position, ReadError, ReadItem, RecordedEvent } from './ports/event-store.ts'
+import type { QuarantineClaim, ReadModelQueries } from './ports/read-models.ts'
 
 /**
  * The audit trail of one stream: every event as it was stored, in stream order, with where it came
  * from and whether its signature verified. Payloads are shown as stored (the schema version says which
  * shape), never upcast: an auditor sees exactly what was recorded. Payer personal data was redacted
- * before it was stored (see the README on PDPA).
+ * before it was stored (see docs/audit.md "Payer personal data (PDPA)").
  */
 export type AuditEntry = {
   readonly stream_revision: number
@@ -110,12 +110,7 @@ export const auditTrailFromReadModel =
 export const readAuditTrail = (deps: { readonly store: EventStore; readonly readModels?: ReadModelQueries | undefined }, stream: string): TE.TaskEither<EventStoreFailure, AuditTrail | undefined> =>
   deps.readModels === undefined ? auditTrail(deps.store, stream) : auditTrailFromReadModel(deps.readModels, deps.store, stream)
 
-/** What a quarantined callback claims to be about: the ids it names (`claimed` of CallbackQuarantined). */
-export type QuarantineClaim = {
-  readonly merchantId: string
-  readonly kind: 'order' | 'refund' | 'subscription'
-  readonly id: string
-}
+export type { QuarantineClaim } from './ports/read-models.ts'
 
 /** A quarantined callback as the audit shows it: its quarantine stream and the event as stored. */
 export type QuarantinedEntry = AuditEntry & { readonly stream: string }
@@ -128,22 +123,54 @@ const names = (data: JsonObject, claim: QuarantineClaim): boolean => {
   return claimed[CLAIM_KEYS[claim.kind]] === claim.id && (claimed['merchantId'] === claim.merchantId || claimed['merchantId'] === null)
 }
 
+const readFailure = (e: ReadError): EventStoreFailure => (e._tag === 'EventStoreFailure' ? e : { _tag: 'EventStoreFailure', operation: 'readCategory', retriable: false, cause: e })
+
+/** The quarantined callbacks naming `claim` in the quarantine streams after `from` (the whole quarantine when absent), in log order. */
+const scanQuarantine = async (store: EventStore, claim: QuarantineClaim, from: Position | undefined): Promise<E.Either<EventStoreFailure, ReadonlyArray<QuarantinedEntry>>> => {
+  const found: QuarantinedEntry[] = []
+  let after = from
+  for (;;) {
+    const page = await store.readCategory('quarantine-', { ...(after === undefined ? {} : { from: after }), maxCount: 1000 })()
+    if (E.isLeft(page)) return E.left(readFailure(page.left))
+    for (const item of page.right) if (E.isRight(item) && item.right.type === 'CallbackQuarantined' && names(item.right.data, claim)) found.push({ stream: item.right.streamName, ...entryOfRecorded(item.right) })
+    const end = page.right[page.right.length - 1]
+    if (end === undefined) return E.right(found)
+    after = E.isRight(end) ? end.right.position : end.left.position
+  }
+}
+
 /**
  * The quarantined callbacks (CallbackQuarantined, in the `quarantine-…` streams) that name an order,
  * refund or subscription: not part of its history, shown beside it for audit, each with its signature
- * result (a forgery is unverified). Read from the event store (the quarantine streams only), in log order.
+ * result (a forgery is unverified). Read from the event store alone: every quarantine stream, in log
+ * order (what `readQuarantinedNaming` falls back to when there is no audit log).
  */
 export const quarantinedNaming =
   (store: EventStore, claim: QuarantineClaim): TE.TaskEither<EventStoreFailure, ReadonlyArray<QuarantinedEntry>> =>
-  async () => {
-    const found: QuarantinedEntry[] = []
-    let from: Position | undefined
-    for (;;) {
-      const page = await store.readCategory('quarantine-', { ...(from === undefined ? {} : { from }), maxCount: 1000 })()
-      if (E.isLeft(page)) return E.left(page.left._tag === 'EventStoreFailure' ? page.left : { _tag: 'EventStoreFailure', operation: 'readCategory', retriable: false, cause: page.left })
-      for (const item of page.right) if (E.isRight(item) && item.right.type === 'CallbackQuarantined' && names(item.right.data, claim)) found.push({ stream: item.right.streamName, ...entryOfRecorded(item.right) })
-      const end = page.right[page.right.length - 1]
-      if (end === undefined) return E.right(found)
-      from = E.isRight(end) ? end.right.position : end.left.position
+  () =>
+    scanQuarantine(store, claim, undefined)
+
+/**
+ * The quarantined callbacks naming `claim`, from the audit log's index of claimed ids up to its
+ * checkpoint, completed with the quarantine events the log holds after it (what the projection has not
+ * applied yet): the cost follows what names the claim and the projection's lag, never the size of the
+ * quarantine. Falls back to the event store alone when the audit log does not exist (not migrated).
+ */
+export const readQuarantinedNaming = (
+  deps: { readonly store: EventStore; readonly readModels?: ReadModelQueries | undefined },
+  claim: QuarantineClaim,
+): TE.TaskEither<EventStoreFailure, ReadonlyArray<QuarantinedEntry>> => {
+  const { readModels, store } = deps
+  if (readModels === undefined) return quarantinedNaming(store, claim)
+  return async () => {
+    const kept = await readModels.quarantinedNaming(claim)()
+    if (E.isLeft(kept)) {
+      if (kept.left.missing) return quarantinedNaming(store, claim)()
+      return E.left({ _tag: 'EventStoreFailure', operation: `readModels.${kept.left.operation}`, retriable: kept.left.retriable, cause: kept.left.cause })
     }
+    const newer = await scanQuarantine(store, claim, kept.right.checkpoint)
+    if (E.isLeft(newer)) return newer
+    const seen = new Set(kept.right.events.map((e) => e.eventId))
+    return E.right([...kept.right.events.map((e) => ({ stream: e.streamName, ...entryOfRecorded(e) })), ...newer.right.filter((e) => !seen.has(e.event_id))])
   }
+}

@@ -1,14 +1,21 @@
 import { createHash } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { eventIdOf } from './event-id.ts'
-import type { EventStoreFailure } from './ports/event-store.ts'
-import { quarantineCallback, quarantineNaturalKey, quarantineStreamName, type Quarantine } from '../domain/events/common/callback-quarantined.ts'
+import type { EventStoreFailure, ExpectedRevision, ReadItem } from './ports/event-store.ts'
+import {
+  quarantineCallback,
+  quarantineNaturalKey,
+  quarantineStreamName,
+  withDayTotals,
+  type Quarantine,
+  type QuarantineDayTotal,
+  type QuarantineSource,
+} from '../domain/events/common/callback-quarantined.ts'
 import type { CallbackKind } from '../domain/events/common/callback-rejected.ts'
 import { sortedJson } from '../domain/gateway/canonical.ts'
 import type { SignatureResult } from '../domain/events/metadata.ts'
 import { keyOf } from '../domain/events/natural-key.ts'
-import { toEventToAppend } from '../domain/events/registry.ts'
+import { decodeDomainEvent, encodeDomainEvent } from '../domain/events/registry.ts'
 import { MerchantOrderId, MerchantRefundId, MerchantSubscribeId } from '../domain/gateway/fields.ts'
 import { notificationReceived } from '../domain/events/common/notification-received.ts'
 import { redactPayerData } from '../domain/events/redaction.ts'
@@ -19,10 +26,10 @@ import { refundStreamName } from '../domain/refund/index.ts'
 import { subscriptionStreamName } from '../domain/subscription/index.ts'
 import { decodeAll, type Violation } from '../domain/violations.ts'
 import { describeHandleError, type HandleError, type Handled } from './command-handler.ts'
-import type { Cause, RecordingDeps } from './deps.ts'
+import type { Cause, QuarantineBudget, RecordingDeps } from './deps.ts'
 import { recordRefundDecision } from './refund-context.ts'
 import type { CallbackResult } from './results.ts'
-import { orderKind, record, subscriptionKind } from './streams.ts'
+import { appendEvents, orderKind, record, subscriptionKind, type Provenance } from './streams.ts'
 import type { DomainEvent } from '../domain/events/registry.ts'
 
 /**
@@ -32,8 +39,10 @@ import type { DomainEvent } from '../domain/events/registry.ts'
  * A callback satang cannot trust (bad signature, another merchant, a body or fields it cannot read)
  * never touches the aggregate it names: it is kept once in the quarantine stream of its source and
  * Bangkok day (`CallbackQuarantined`, keyed by the fingerprint of the bytes received), so a forgery
- * replayed ten thousand times is one event and contends with no real writer. A verified notification
- * about an order satang never created is kept in `unmatched-callbacks-<merchant_id>`.
+ * replayed ten thousand times is one event and contends with no real writer. What is kept is bounded:
+ * per callback kind and Bangkok day, at most `QuarantineBudget` events and bytes of callbacks whose
+ * signature did not verify (anyone can send those); past it they are counted, not kept. A verified
+ * notification about an order satang never created is kept in `unmatched-callbacks-<merchant_id>`.
  */
 
 /** One delivery attempt of a callback. */
@@ -46,7 +55,12 @@ export type CallbackContext = {
    * computes it). Absent: of the callback kind and the fields' canonical JSON.
    */
   readonly fingerprint?: string
+  /** The raw body as received (the HTTP adapter gives it). Absent: the fields' canonical JSON. */
+  readonly body?: Uint8Array
 }
+
+/** The defaults of `SATANG_QUARANTINE_DAY_EVENTS`, `SATANG_QUARANTINE_DAY_BYTES` and `SATANG_QUARANTINE_BODY_BYTES`. */
+export const DEFAULT_QUARANTINE_BUDGET: QuarantineBudget = { eventsPerDay: 500, bytesPerDay: 2_097_152, bodyBytes: 2048 }
 
 export const unmatchedCallbacksStream = (merchantId: string): string => `unmatched-callbacks-${merchantId}`
 
@@ -79,11 +93,43 @@ export type Callbacks = {
 /** Quarantine events known to be stored already (a cache of a permanent fact, so a flood of one forgery costs no store round trip). */
 const KNOWN_QUARANTINED = 4096
 
+/** Tries at keeping one quarantined callback when other processes append to the same quarantine stream meanwhile. */
+const KEEP_ATTEMPTS = 50
+
+const encoder = new TextEncoder()
+
+/** The day totals of a quarantine stream as its last event holds them (none before the first, or in a version 1 event). */
+const totalsOf = (last: ReadItem | undefined): ReadonlyArray<QuarantineDayTotal> => {
+  if (last === undefined || E.isLeft(last)) return []
+  const decoded = decodeDomainEvent(last.right.type, last.right.schemaVersion, last.right.data)
+  return E.isRight(decoded) && decoded.right.type === 'CallbackQuarantined' ? decoded.right.data.dayTotals : []
+}
+
+const expectedAfter = (last: ReadItem | undefined): ExpectedRevision => (last === undefined ? 'no_stream' : E.isRight(last) ? last.right.streamRevision : last.left.streamRevision)
+
 export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
   const log = deps.log.child({ component: 'callbacks' })
   const recordOrder = record(deps, orderKind)
   const recordSubscription = record(deps, subscriptionKind)
+  const budget = deps.quarantine ?? DEFAULT_QUARANTINE_BUDGET
   const quarantined = new Set<string>()
+  /** `<stream>\n<callback kind>` whose budget this process saw spent (the day is in the stream name; it only fills up). */
+  const spent = new Set<string>()
+  /** One keeper at a time per quarantine stream in this process: the others wait instead of racing for its next revision. */
+  const lanes = new Map<string, Promise<unknown>>()
+
+  const inLane = <A>(stream: string, work: () => Promise<A>): Promise<A> => {
+    const run = (lanes.get(stream) ?? Promise.resolve()).then(work, work)
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    lanes.set(stream, settled)
+    void settled.then(() => {
+      if (lanes.get(stream) === settled) lanes.delete(stream)
+    })
+    return run
+  }
 
   const causeOf = (ctx: CallbackContext): Cause => ({ correlationId: ctx.callbackId, causationId: ctx.callbackId })
 
@@ -92,31 +138,72 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
   const fingerprintOf = (callback: CallbackKind, fields: Readonly<Record<string, unknown>> | null, ctx: CallbackContext): string =>
     ctx.fingerprint ?? createHash('sha256').update(`${callback}\n${fields === null ? 'null' : sortedJson(fields)}`).digest('hex')
 
+  const bodyOf = (fields: Readonly<Record<string, unknown>> | null, ctx: CallbackContext): Quarantine['body'] => {
+    const raw = ctx.body ?? encoder.encode(fields === null ? '' : sortedJson(fields))
+    return { sha256: createHash('sha256').update(raw).digest('hex'), bytes: raw.byteLength, text: new TextDecoder().decode(raw.subarray(0, budget.bodyBytes)) }
+  }
+
+  /** Past the day's budget of its kind: counted (`overBudget`, a metric of the HTTP adapter), not kept; said once per kind and day. */
+  const overBudget = (stream: string, callback: CallbackKind, total: QuarantineDayTotal | undefined, result: CallbackResult): CallbackResult => {
+    const key = `${stream}\n${callback}`
+    if (!spent.has(key)) {
+      if (spent.size >= 1024) spent.clear()
+      spent.add(key)
+      log.warn(
+        { stream, callback, kept: total ?? { events: 0, bytes: 0 }, eventsPerDay: budget.eventsPerDay, bytesPerDay: budget.bytesPerDay },
+        `the quarantine budget of ${callback} callbacks for the day is spent (SATANG_QUARANTINE_DAY_EVENTS, SATANG_QUARANTINE_DAY_BYTES): further unverified ones are counted in satang_quarantine_refused_total, not kept`,
+      )
+    }
+    return result._tag === 'Rejected' ? { ...result, overBudget: callback } : result
+  }
+
   /**
    * A callback that is not trusted: kept once per fingerprint in the quarantine stream of its source
-   * and Bangkok day; never on the stream it names.
+   * and Bangkok day; never on the stream it names. The day's totals are read from the stream's last
+   * event and the event is appended at the next revision, so the budget holds across processes and
+   * restarts (a process that loses the race reads again).
    */
-  const quarantine = async (q: Omit<Quarantine, 'fingerprint' | 'receivedAt'>, ctx: CallbackContext): Promise<CallbackResult> => {
-    const source = q.callback === 'checkout_redirect' || q.callback === 'subscription_redirect' ? 'redirect' : 'notification'
+  const quarantine = async (q: Omit<Quarantine, 'fingerprint' | 'receivedAt' | 'body' | 'headBytes'>, ctx: CallbackContext): Promise<CallbackResult> => {
+    const source: QuarantineSource = q.callback === 'checkout_redirect' || q.callback === 'subscription_redirect' ? 'redirect' : 'notification'
     const stream = quarantineStreamName(source, ctx.receivedAt)
     const fingerprint = fingerprintOf(q.callback, q.fields, ctx)
     const key = quarantineNaturalKey(stream, fingerprint)
     const result: CallbackResult = { _tag: 'Rejected', reason: q.reason === 'bad_signature' ? 'bad_signature' : 'undecodable', detail: q.detail, violations: q.violations }
     if (quarantined.has(key)) return result
-    const event: DomainEvent = quarantineCallback({ ...q, fingerprint, receivedAt: ctx.receivedAt })
+    const budgeted = !q.signatureVerified
+    if (budgeted && spent.has(`${stream}\n${q.callback}`)) return overBudget(stream, q.callback, undefined, result)
+    const event = quarantineCallback({ ...q, fingerprint, receivedAt: ctx.receivedAt, body: bodyOf(q.fields, ctx), headBytes: budget.bodyBytes })
+    const bytes = encoder.encode(JSON.stringify(encodeDomainEvent(event).data)).byteLength
     const signature: SignatureResult = q.signatureVerified ? { verified: true } : { verified: false, reason: q.reason === 'bad_signature' ? q.detail : 'nothing to verify' }
-    const appended = await deps.store.append(
-      stream,
-      [toEventToAppend(event, eventIdOf(key), { correlationId: ctx.callbackId, causationId: ctx.callbackId, recordedAt: deps.now().toISOString(), source, signature })],
-      'any',
-    )()
-    if (E.isLeft(appended)) {
-      log.error({ stream, err: appended.left._tag === 'EventStoreFailure' ? (appended.left satisfies EventStoreFailure).cause : appended.left }, 'could not quarantine a callback')
+    const provenance: Provenance = { cause: causeOf(ctx), source, signature }
+    const failed = (err: unknown): CallbackResult => {
+      log.error({ stream, err }, 'could not quarantine a callback')
       return unavailable('refused callback')
     }
-    if (quarantined.size >= KNOWN_QUARANTINED) quarantined.clear()
-    quarantined.add(key)
-    return result
+
+    return inLane(stream, async () => {
+      for (let attempt = 1; attempt <= KEEP_ATTEMPTS; attempt++) {
+        if (budgeted && spent.has(`${stream}\n${q.callback}`)) return overBudget(stream, q.callback, undefined, result)
+        const tail = await deps.store.readStream(stream, { direction: 'backward', maxCount: 1 })()
+        if (E.isLeft(tail)) return failed(tail.left.cause)
+        const last = tail.right[0]
+        const totals = totalsOf(last)
+        const mine = totals.find((x) => x.callback === q.callback)
+        const next: QuarantineDayTotal = { callback: q.callback, events: (mine?.events ?? 0) + 1, bytes: (mine?.bytes ?? 0) + bytes }
+        if (budgeted && (next.events > budget.eventsPerDay || next.bytes > budget.bytesPerDay)) return overBudget(stream, q.callback, mine, result)
+        const kept = withDayTotals(event, [...totals.filter((x) => x.callback !== q.callback), next])
+        const appended = await appendEvents(deps, stream, [{ event: kept, naturalKey: key }], provenance, expectedAfter(last))()
+        if (E.isRight(appended)) {
+          if (quarantined.size >= KNOWN_QUARANTINED) quarantined.clear()
+          quarantined.add(key)
+          return result
+        }
+        if (appended.left._tag !== 'WrongExpectedVersion') return failed(appended.left._tag === 'EventStoreFailure' ? (appended.left satisfies EventStoreFailure).cause : appended.left)
+        // Another process kept one meanwhile: read the totals again (jittered, so contenders spread out).
+        await deps.sleep(Math.random() * Math.min(2 * attempt, 25))
+      }
+      return failed(new Error(`${stream} changed under ${String(KEEP_ATTEMPTS)} attempts in a row`))
+    })
   }
 
   /** The outcome of recording through an aggregate: recorded, refused, or a failure. */
@@ -238,11 +325,7 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
     const stream = unmatchedCallbacksStream(deps.merchantId)
     const key = paymentObservationKey('notification', n)
     const event: DomainEvent = notificationReceived.make({ kind: 'PAYMENT', observationKey: key, receivedAt: ctx.receivedAt, payload: redactPayerData(n) })
-    const appended = await deps.store.append(
-      stream,
-      [toEventToAppend(event, eventIdOf(keyOf(stream, 'NotificationReceived', key)), { correlationId: ctx.callbackId, causationId: ctx.callbackId, recordedAt: deps.now().toISOString(), source: 'notification', signature: { verified: true } })],
-      'any',
-    )()
+    const appended = await appendEvents(deps, stream, [{ event, naturalKey: keyOf(stream, 'NotificationReceived', key) }], { cause: causeOf(ctx), source: 'notification', signature: { verified: true } }, 'any')()
     if (E.isLeft(appended)) log.error({ stream, err: appended.left._tag === 'EventStoreFailure' ? appended.left.cause : appended.left }, 'could not keep a notification about an unknown order')
   }
 

@@ -60,6 +60,21 @@ export type RecordingDeps = {
   readonly streamCache?: AggregateStreamCache
   /** The read models (projections), where reads are served from them; absent in unit tests of recording. */
   readonly readModels?: ReadModelQueries
+  /** What is kept of untrusted callbacks; absent = the defaults (`DEFAULT_QUARANTINE_BUDGET`). */
+  readonly quarantine?: QuarantineBudget
+}
+
+/**
+ * How much of the untrusted callbacks is kept, per callback kind and Bangkok day, across every satang
+ * process (read from the quarantine stream itself): at most `eventsPerDay` events and `bytesPerDay`
+ * bytes of event data (`SATANG_QUARANTINE_DAY_EVENTS`, `SATANG_QUARANTINE_DAY_BYTES`), each keeping
+ * at most `bodyBytes` of its body (`SATANG_QUARANTINE_BODY_BYTES`). Callbacks whose signature verified
+ * (only the gateway can send those) are kept whatever the budget.
+ */
+export type QuarantineBudget = {
+  readonly eventsPerDay: number
+  readonly bytesPerDay: number
+  readonly bodyBytes: number
 }
 
 /** Who caused a chain of events: the merchant API request or callback that started it. */

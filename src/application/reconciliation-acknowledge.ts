@@ -1,12 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { decodeDomainEvent, describeEventDecodeError, toEventToAppend } from '../domain/events/registry.ts'
+import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
+import { CHARACTER_RULES } from '../domain/gateway/text-rules.ts'
 import { decideAcknowledge, evolveBreakState, initialBreakState, type AcknowledgeBreak, type AcknowledgeRejection } from '../domain/reconciliation/acknowledge.ts'
 import { isBreakEvent, type BreakEvent } from '../domain/reconciliation/events/index.ts'
 import { breakEventNaturalKey, breakStreamName } from '../domain/reconciliation/stream.ts'
 import type { Violation } from '../domain/violations.ts'
 import { describeHandleError, handleCommand } from './command-handler.ts'
 import type { Cause } from './deps.ts'
-import { eventIdOf } from './event-id.ts'
+import { streamCodec } from './streams.ts'
 import type { EventStore, RecordedEvent } from './ports/event-store.ts'
 import type { ReconciliationQueries } from './ports/read-models.ts'
 import { conflict, invalid, notFound, ok, unavailable, type UseCaseResult } from './results.ts'
@@ -19,6 +20,7 @@ export type AcknowledgeDeps = {
 }
 
 export const MAX_REASON_LENGTH = 1000
+export const MAX_ACTOR_LENGTH = 200
 const BREAK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 const decodeBreakEvent = (r: RecordedEvent): E.Either<string, BreakEvent> => {
@@ -29,10 +31,16 @@ const decodeBreakEvent = (r: RecordedEvent): E.Either<string, BreakEvent> => {
 
 const describeRejection = (r: AcknowledgeRejection): string => r._tag
 
+/** The character rules every text satang keeps obeys (the gateway messages' own: text-rules.ts), broken by `s` at `path`. */
+const characterViolations = (path: string, s: string): ReadonlyArray<Violation> => CHARACTER_RULES.flatMap((rule) => rule(s) ?? []).map((rule) => ({ path, rule }))
+
 /** The rules of an acknowledgement's input: a break id, an actor, a reason (every broken rule listed). */
 export const acknowledgementViolations = (breakId: string, actor: string, reason: string): ReadonlyArray<Violation> => [
   ...(BREAK_ID.test(breakId) ? [] : [{ path: 'break_id', rule: 'must be a break id (a lowercase UUID, as reconciliation_breaks.break_id shows it)' }]),
   ...(actor.trim() === '' ? [{ path: 'actor', rule: 'must not be empty' }] : []),
+  ...(actor.length > MAX_ACTOR_LENGTH ? [{ path: 'actor', rule: `must be at most ${String(MAX_ACTOR_LENGTH)} characters` }] : []),
+  ...characterViolations('actor', actor),
+  ...characterViolations('reason', reason),
   ...(reason.trim() === '' ? [{ path: 'reason', rule: 'must say why the break is closed' }] : []),
   ...(reason.length > MAX_REASON_LENGTH ? [{ path: 'reason', rule: `must be at most ${String(MAX_REASON_LENGTH)} characters` }] : []),
 ]
@@ -50,19 +58,12 @@ export const acknowledgeBreak = async (deps: AcknowledgeDeps, breakId: string, a
   const row = current.right
   if (row === undefined || row.merchantId !== deps.merchantId) return notFound(`no break ${breakId}`)
   const stream = breakStreamName(deps.merchantId, breakId)
-  const recordedAt = deps.now().toISOString()
   const command: AcknowledgeBreak = { type: 'AcknowledgeBreak', breakId, current: { class: row.class, status: row.status }, actor: actor.trim(), reason, at: deps.now() }
   const done = await handleCommand(
     deps.store,
     stream,
     { initialState: initialBreakState, evolve: evolveBreakState, decide: decideAcknowledge },
-    {
-      decode: decodeBreakEvent,
-      encode: (e) => {
-        const appended = toEventToAppend(e, eventIdOf(breakEventNaturalKey(stream, e)), { correlationId: cause.correlationId, causationId: cause.causationId, recordedAt, source: 'operator' })
-        return { ...appended, metadata: { ...appended.metadata, actor: actor.trim() } }
-      },
-    },
+    streamCodec(decodeBreakEvent, (e) => breakEventNaturalKey(stream, e), { cause: { ...cause, actor: actor.trim() } }, deps.now()),
     () => command,
   )()
   if (E.isLeft(done)) {

@@ -1,6 +1,7 @@
 import type { EventStoreFailure, Json, JsonObject } from './ports/event-store.ts'
 import { describeCause, describeHandleError, type HandleError, type StreamUnreadable } from './command-handler.ts'
 import type { Violation } from '../domain/violations.ts'
+import type { CallbackKind } from '../domain/events/common/callback-rejected.ts'
 
 /**
  * What a use case answers, in the application's words. The HTTP adapter alone turns each into a status
@@ -50,7 +51,14 @@ export const notRecorded = <R>(e: HandleError<R>, describeRejection: (r: R) => s
  */
 export type CallbackResult =
   | { readonly _tag: 'Recorded'; readonly redirectTo: string | null; readonly status: string | null }
-  | { readonly _tag: 'Rejected'; readonly reason: 'bad_signature' | 'undecodable'; readonly detail: string; readonly violations: ReadonlyArray<Violation> }
+  | {
+      readonly _tag: 'Rejected'
+      readonly reason: 'bad_signature' | 'undecodable'
+      readonly detail: string
+      readonly violations: ReadonlyArray<Violation>
+      /** Set when the quarantine budget of this callback kind for the day was spent: counted, not kept. */
+      readonly overBudget?: CallbackKind
+    }
   /** Verified, but about an order, refund or subscription satang does not know: not recorded; the gateway will retry. */
   | { readonly _tag: 'Unknown'; readonly message: string }
   | { readonly _tag: 'Unavailable'; readonly message: string }

@@ -1,11 +1,11 @@
-import { writeFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { ANCHOR_FORMAT, anchorJson, anchorSignatureValid, checkAnchors, type Anchor } from '../adapters/eventstore/anchors.ts'
 import { verifyEventChain, type ChainBreak, type ChainVerification, type StreamHead } from '../adapters/eventstore/chain.ts'
+import { refusalText, writeFileNoFollow } from '../adapters/os/safe-write.ts'
 import { anchorPublicKey } from '../composition/anchors.ts'
-import { quarantinedNaming, readAuditTrail, type AuditEntry, type AuditUndecodable, type QuarantineClaim, type QuarantinedEntry } from '../application/audit.ts'
+import { readAuditTrail, readQuarantinedNaming, type AuditEntry, type AuditUndecodable, type QuarantineClaim, type QuarantinedEntry } from '../application/audit.ts'
 import { Position } from '../application/ports/event-store.ts'
 import { auditIdProblem, streamOf, type AuditKind } from '../application/index.ts'
 import type { Config } from '../config.ts'
@@ -89,9 +89,11 @@ const printTrail = async (id: string, opts: AuditOptions, setExitCode: (code: nu
   const store = makeEventStore(config, db, log)
   try {
     // The read model when it exists (completed with any newer events from the store), else the store.
-    const trail = await readAuditTrail({ store, readModels: makeReadModelQueries(readModelsOf(db)) }, stream)()
+    const reads = { store, readModels: makeReadModelQueries(readModelsOf(db)) }
+    const trail = await readAuditTrail(reads, stream)()
     const claim = claimOf(stream)
-    const quarantined = claim === null ? E.right<never, ReadonlyArray<QuarantinedEntry>>([]) : await quarantinedNaming(store, claim)()
+    // Found by the audit log's index of claimed ids (completed from the store past its checkpoint), never by reading the quarantine.
+    const quarantined = claim === null ? E.right<never, ReadonlyArray<QuarantinedEntry>>([]) : await readQuarantinedNaming(reads, claim)()
     if (E.isLeft(trail) || E.isLeft(quarantined)) {
       const failed = E.isLeft(trail) ? trail.left : E.isLeft(quarantined) ? quarantined.left : undefined
       process.stderr.write(`satang: the event store could not be read (${failed?.operation ?? 'read'})\n`)
@@ -253,7 +255,7 @@ const verifyLog = async (opts: VerifyOptions, setExitCode: (code: number) => voi
   const expectDigest = opts.expectDigest?.replace(/^sha256:/, '')
   const againstHeads = opts.against === undefined ? undefined : await readKeptHeads(opts.against)
   const config = await configOrUsage()
-  if (config.SATANG_EVENT_STORE !== 'postgres') throw new UsageError(`audit verify checks the PostgreSQL event store only; SATANG_EVENT_STORE is ${config.SATANG_EVENT_STORE} (README "Tamper evidence" says what protects EventStoreDB)`)
+  if (config.SATANG_EVENT_STORE !== 'postgres') throw new UsageError(`audit verify checks the PostgreSQL event store only; SATANG_EVENT_STORE is ${config.SATANG_EVENT_STORE} (docs/audit.md "Tamper evidence" says what protects EventStoreDB)`)
   const log = quietLogger(config)
   const db = await openToolDatabase(config, log, setExitCode)
   if (db === undefined) return
@@ -321,7 +323,8 @@ const verifyLog = async (opts: VerifyOptions, setExitCode: (code: number) => voi
       headsDigest: r.headsDigest,
       heads: (r.heads ?? []).map((h) => ({ stream: h.stream, revision: h.revision.toString(), hash: h.hash })),
     }
-    await writeFile(opts.saveHeads, `${JSON.stringify(file, null, 1)}\n`, 'utf8')
+    const saved = await writeFileNoFollow(opts.saveHeads, `${JSON.stringify(file, null, 1)}\n`)
+    if (E.isLeft(saved)) throw new UsageError(`--save-heads: refused to write ${refusalText(saved.left)}`)
     savedTo = opts.saveHeads
   }
 
@@ -355,7 +358,7 @@ const verifyLog = async (opts: VerifyOptions, setExitCode: (code: number) => voi
       lines.push(
         `event log intact: ${count(r.events)} events in ${count(r.streams)} streams checked in ${seconds.toFixed(1)} s${againstHeads === undefined ? '' : `, ${count(againstHeads.length)} kept heads matched`}`,
         ref === null
-          ? 'anchors: none yet, so a deleted stream tail or a whole deleted stream cannot be told (the scheduler writes them; see README "Tamper evidence")'
+          ? 'anchors: none yet, so a deleted stream tail or a whole deleted stream cannot be told (the scheduler writes them; see docs/audit.md "Tamper evidence")'
           : `anchors: ${count(seen.count)} checked${seen.keyPath === null ? ' (signatures NOT checked: no anchor key found; give --anchor-key)' : ` with the key ${seen.keyPath}`}; the log matches ${anchorText(ref)} at position ${ref.position ?? '-'}`,
         `stream heads digest: ${r.headsDigest ?? ''}`,
       )
@@ -399,7 +402,7 @@ export const registerAuditCommand = (program: Command, setExitCode: (code: numbe
     .helpCommand(false)
     .addHelpText(
       'after',
-      '\nReads the audit_log read model when it exists, completed with newer events from the event store configured by SATANG_* (see README "Configuration"); else the event store. Exit codes: 0 found, 1 no such stream, 2 bad input, 3 the store failed.\n\n`satang audit verify` checks the event log\'s tamper evidence (see satang audit verify --help).',
+      '\nReads the audit_log read model when it exists, completed with newer events from the event store configured by SATANG_* (see docs/operations.md "Configuration"); else the event store. Exit codes: 0 found, 1 no such stream, 2 bad input, 3 the store failed.\n\n`satang audit verify` checks the event log\'s tamper evidence (see satang audit verify --help).',
     )
     .action(async (id: string, opts: AuditOptions) => printTrail(id, opts, setExitCode))
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
-import { acknowledgeBreak } from '../application/reconciliation-acknowledge.ts'
+import { parseInstant } from '../application/as-of.ts'
+import { acknowledgeBreak, acknowledgementViolations } from '../application/reconciliation-acknowledge.ts'
 import { bangkokDateOf, formatCalendarDate, parseCalendarDate } from '../domain/bangkok-time.ts'
 import { daysBetween, reconcile, type ReconcileFailure, type ScopeRequest } from '../jobs/reconcile/reconcile.ts'
 import type { Verdict } from '../domain/reconciliation/verdict.ts'
@@ -15,6 +16,7 @@ import { makeReconcileDeps, reconcilePolicyOf, waitForReadModels } from '../comp
 import { EXIT, UsageError } from './io.ts'
 import { connectGatewayForTool } from './reconcile-gateway.ts'
 import { progressLine, summaryText } from './reconcile-text.ts'
+import { afterWindow, beforeWindow, earliestReconcilableDay, firstEventAt, latestReconcilableDay } from './reconcile-window.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 import { makeReconciliationQueries } from '../projections/reconciliation-queries.ts'
 import { READ_MODEL_SCHEMA } from '../projections/index.ts'
@@ -32,9 +34,11 @@ Every gateway answer a verdict rests on is recorded on the item's stream (source
 run itself is the stream reconciliation-<merchant_id>-<run_id>. A run killed half-way is resumed by the
 next run of the same scope (or superseded by one of another scope): no item is counted twice.
 
-Reads the configuration of satang up (SATANG_*; see README "Configuration"), keeps the read models
+Reads the configuration of satang up (SATANG_*; see docs/operations.md "Configuration"), keeps the read models
 current while it runs, and queries the configured gateway (with the built-in sandbox: the one satang
-up runs). One run at a time per merchant: a second one exits 3.
+up runs). One run at a time per merchant: a second one exits 3. A day after tomorrow (Asia/Bangkok),
+or before the day of the first event in the event log (yesterday when that is earlier), is refused
+(exit 2): nothing can be known about it.
 
 Exit codes:
   0  reconciled, or reconciled with items still legitimately pending
@@ -55,6 +59,9 @@ still see the same inconsistency leave it closed. Acknowledging again changes no
 
 Exit codes: 0 acknowledged (or already was); 1 no such break, or it is resolved; 2 bad usage; 3 the
 database or event log failed.`
+
+/** The option or argument of `satang reconcile ack` that each field of an acknowledgement comes from. */
+const ACK_OPTIONS: Readonly<Record<string, string>> = { break_id: '<break_id>', actor: '--actor', reason: '--reason' }
 
 /** Yesterday in Asia/Bangkok, as yyyy-MM-dd. */
 export const bangkokYesterday = (now: Date): string => formatCalendarDate(bangkokDateOf(new Date(now.getTime() - 86_400_000)))
@@ -88,9 +95,9 @@ const concurrencyOf = (text: string | undefined, fallback: number): number => {
 
 const asOfOf = (text: string | undefined): Date | undefined => {
   if (text === undefined) return undefined
-  const d = new Date(text)
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(d.getTime())) throw new UsageError(`--as-of ${JSON.stringify(text)}: must be an ISO-8601 instant such as 2026-02-01T00:30:00+07:00`)
-  return d
+  const d = parseInstant(text)
+  if (E.isLeft(d)) throw new UsageError(`--as-of ${JSON.stringify(text)}: ${d.left}`)
+  return d.right
 }
 
 /** Exit code of a verdict: 0 reconciled (with pending), 1 breaks, 3 incomplete. */
@@ -140,11 +147,25 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
       const now = new Date()
       const scope = scopeOf(opts, now)
       const asOf = asOfOf(opts.asOf)
+      const late = afterWindow(opts, scope, latestReconcilableDay(now, asOf))
+      if (late !== undefined) throw new UsageError(late)
       const config = await configOrUsage()
       const concurrency = concurrencyOf(opts.concurrency, config.SATANG_RECONCILE_CONCURRENCY)
       const log = quietLogger(config)
       const tool = await openTool(config, log, setExitCode)
       if (tool === undefined) return
+      const first = await firstEventAt(tool.store)
+      if (E.isLeft(first)) {
+        await tool.stop()
+        process.stderr.write(`satang: ${first.left}\n`)
+        setExitCode(EXIT.failure)
+        return
+      }
+      const early = beforeWindow(opts, scope, earliestReconcilableDay(now, first.right))
+      if (early !== undefined) {
+        await tool.stop()
+        throw new UsageError(early)
+      }
       let gateway
       try {
         gateway = await connectGatewayForTool(config, log)
@@ -218,6 +239,10 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
     .addHelpText('after', ACK_HELP)
     .action(async (breakId: string, opts: AckOptions) => {
       if (opts.reason === undefined || opts.reason.trim() === '') throw new UsageError('--reason is required: say why the break is closed')
+      const actor = opts.actor ?? `cli:${userInfo().username}`
+      // The use case's own rules, checked before anything is opened, naming the option that broke one.
+      const violations = acknowledgementViolations(breakId, actor, opts.reason)
+      if (violations.length > 0) throw new UsageError(violations.map((v) => `${ACK_OPTIONS[v.path] ?? v.path} ${v.rule}`).join('; '))
       const config = await configOrUsage()
       const log = quietLogger(config)
       const tool = await openTool(config, log, setExitCode)
@@ -227,7 +252,6 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
         const merchantId = merchantIdOf(config)
         if (merchantId === undefined) throw new UsageError('SATANG_MERCHANT_ID is required when SATANG_GATEWAY_BASE_URL is set')
         const queries = makeReconciliationQueries({ pool: tool.db.pool, schema: READ_MODEL_SCHEMA })
-        const actor = opts.actor ?? `cli:${userInfo().username}`
         const id = randomUUID()
         const r = await acknowledgeBreak({ store: tool.store, queries, merchantId, now: () => new Date() }, breakId, actor, opts.reason, { correlationId: id, causationId: id, actor })
         switch (r._tag) {
@@ -236,7 +260,7 @@ export const registerReconcileCommand = (program: Command, setExitCode: (code: n
             setExitCode(EXIT.ok)
             return
           case 'InvalidRequest':
-            throw new UsageError(r.violations.map((v) => `${v.path}: ${v.rule}`).join('; '))
+            throw new UsageError(r.violations.map((v) => `${ACK_OPTIONS[v.path] ?? v.path} ${v.rule}`).join('; '))
           case 'NotFound':
           case 'Conflict':
             process.stderr.write(`satang: ${r.message}\n`)

@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
-import { stringify } from 'csv-stringify/sync'
 import * as E from 'fp-ts/lib/Either.js'
 import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
-import { currencyTotals, isBalancedTotals, ledgerPeriodsJson, ledgerPeriodsText, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
+import { trialBalanceCsv } from '../adapters/report/csv.ts'
+import { currencyTotals, isBalancedTotals, ledgerPeriodsJson, ledgerPeriodsText, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
 import { parseAsOf } from '../application/as-of.ts'
 import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
@@ -25,7 +25,7 @@ by which version of the posting rules, where the open period starts and which ru
 posted by, and how many adjustment lines book rule changes for facts of closed periods (--json: the
 key "periods"; --csv leaves them out). Closed periods are as the ledger holds them now, also with --as-of.
 
-Reads the database configured by SATANG_* (see README "Configuration"): SATANG_DATABASE_URL, or the
+Reads the database configured by SATANG_* (see docs/operations.md "Configuration"): SATANG_DATABASE_URL, or the
 embedded PostgreSQL of satang up. Exit codes: 0 printed and balanced; 1 the ledger does not exist yet
 (run satang migrate / satang up first) or is not balanced; 2 bad usage; 3 the database failed.`
 
@@ -89,7 +89,7 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
         }
         const periods = await readLedgerPeriods({ pool: db.pool, schema: READ_MODEL_SCHEMA })
         if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...trialBalanceJson(rows, scope.right), periods: ledgerPeriodsJson(periods), ...(asOfLog === null ? {} : { as_of_log: asOfLog }) }, null, 2)}\n`)
-        else if (opts.csv === true) process.stdout.write(stringify(trialBalanceCsvRecords(rows).map((r) => [...r]), { header: true, columns: [...TRIAL_BALANCE_CSV_COLUMNS] }))
+        else if (opts.csv === true) process.stdout.write(trialBalanceCsv(rows))
         else process.stdout.write(`${asOfLog === null ? '' : `As the event log stood at ${asOfLog.requested} (up to position ${asOfLog.position ?? 'none: the log was empty'})\n`}${trialBalanceText(rows, scope.right)}\n${ledgerPeriodsText(periods)}`)
         const balanced = isBalancedTotals(currencyTotals(rows))
         if (!balanced) process.stderr.write('satang: the trial balance is NOT balanced (debits ≠ credits): report this as a defect\n')

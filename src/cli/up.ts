@@ -26,12 +26,12 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         '  relay      publishes the event log to Kafka',
         '  scheduler  the daily reconciliation and the sweeps of stale items (needs SATANG_GATEWAY_BASE_URL)',
         '  all        every role in this one process (the default; the quick start)',
-        'A role other than all needs SATANG_DATABASE_URL (embedded PostgreSQL belongs to --role all). Every role serves /healthz and /metrics on SATANG_HTTP_PORT.',
+        'A role other than all needs SATANG_DATABASE_URL (embedded PostgreSQL belongs to --role all). Every role serves /healthz on SATANG_HTTP_PORT, and /metrics there too unless SATANG_METRICS_PORT gives it a port of its own (SATANG_METRICS_TOKEN_FILE puts it behind a bearer token).',
         '',
-        'Configuration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see README "Configuration").',
-        'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.',
+        'Configuration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see docs/operations.md "Configuration").',
+        'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM: requests in flight finish (up to SATANG_STOP_TIMEOUT_MS), new ones get 503 retriable; a second signal stops at once.',
         'One satang per data directory (SATANG_DATA_DIR, locked by satang.lock in it): a second one refuses to start, naming the first.',
-        'The service connects as a role that may only read and append the event log; as a superuser it refuses to start unless --allow-superuser (README "Least privilege").',
+        'The service connects as a role that may only read and append the event log; as a superuser it refuses to start unless --allow-superuser (docs/operations.md "Least privilege").',
         'Exit codes: 0 stopped cleanly, 2 bad usage, bad configuration or start-up failed, 3 the data directory is in use by another satang.',
       ].join('\n'),
     )
@@ -40,16 +40,41 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         if (!isRoleChoice(opts.role)) throw new StartupError(`--role must be one of ${ROLES.join(', ')} or all, got ${JSON.stringify(opts.role)}`)
         const config = await loadConfig()
         const log = rootLogger(config)
+        // Listening for the stop signals before anything starts: a SIGTERM that arrives while satang is
+        // starting (a supervisor giving up, a quick Ctrl-C) stops it cleanly once it is up, instead of
+        // killing it with its embedded PostgreSQL and locks left behind.
+        let stopSignal: NodeJS.Signals | undefined
+        let onStopSignal: (signal: NodeJS.Signals) => void = (signal) => {
+          if (stopSignal !== undefined) {
+            // A second signal stops at once, as it does once satang is up.
+            process.off('SIGINT', signalled)
+            process.off('SIGTERM', signalled)
+            process.kill(process.pid, signal)
+            return
+          }
+          stopSignal = signal
+          process.stdout.write(`satang: ${signal} while starting: stopping once started…\n`)
+        }
+        const signalled = (signal: NodeJS.Signals): void => onStopSignal(signal)
+        process.on('SIGINT', signalled)
+        process.on('SIGTERM', signalled)
         process.stdout.write(`satang: starting${opts.role === 'all' ? '' : ` the ${opts.role} role`}…\n`)
-        const running = await startProcess(config, log, opts.role, { allowSuperuser: opts.allowSuperuser === true })
+        const running = await startProcess(config, log, opts.role, { allowSuperuser: opts.allowSuperuser === true }).catch((e: unknown) => {
+          process.off('SIGINT', signalled)
+          process.off('SIGTERM', signalled)
+          throw e
+        })
         const out = (line: string): void => void process.stdout.write(`satang: ${line}\n`)
         out(`database: ${running.database}`)
         for (const line of running.summary) out(line)
-        out(`HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${running.httpUrl}/metrics)`)
+        const metricsAt = `${running.metricsUrl}/metrics${running.metricsUrl === running.httpUrl ? '' : ' only'}`
+        out(`HTTP service at ${running.httpUrl} (health: ${running.httpUrl}/healthz, metrics: ${metricsAt}${running.metricsToken === undefined ? ', no token needed' : ''})`)
+        if (running.metricsToken !== undefined) out(`metrics bearer token in ${running.metricsToken.path}${running.metricsToken.generated ? ' (generated now)' : ''}`)
         const api = running.api
         if (api !== undefined) {
           out(`merchant API at ${running.httpUrl}/v1 (bearer tokens: ${api.tokens.names.join(', ')})`)
           if (api.tokens.file !== undefined) out(`API token (every scope) in ${api.tokens.file.path}${api.tokens.file.generated ? ' (generated now)' : ''}`)
+          if (api.sessionSecretFile !== undefined) out(`console session secret in ${api.sessionSecretFile.path}${api.sessionSecretFile.generated ? ' (generated now)' : ''}`)
           out(`gateway callbacks at ${api.publicUrl()}/callbacks`)
           out(`gateway: ${api.gateway.description}`)
           const sandbox = api.gateway.sandbox
@@ -64,17 +89,17 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         }
         out(`up${opts.role === 'all' ? '' : ` (role ${opts.role})`}. Ctrl-C stops.`)
         await new Promise<void>((done) => {
-          const onSignal = (signal: NodeJS.Signals): void => {
+          const stop = (signal: NodeJS.Signals): void => {
             process.stdout.write(`satang: ${signal}: stopping…\n`)
-            process.off('SIGINT', onSignal)
-            process.off('SIGTERM', onSignal)
+            process.off('SIGINT', signalled)
+            process.off('SIGTERM', signalled)
             running.stop().then(done, (e: unknown) => {
               log.error({ err: e }, 'stop failed')
               done()
             })
           }
-          process.on('SIGINT', onSignal)
-          process.on('SIGTERM', onSignal)
+          if (stopSignal !== undefined) stop(stopSignal)
+          else onStopSignal = stop
         })
         process.stdout.write('satang: stopped.\n')
       } catch (e) {

@@ -2,13 +2,14 @@ import { readFile } from 'node:fs/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { ApiTokens } from '../adapters/http/api-tokens.ts'
 import type { Config } from '../config.ts'
+import { loadOrCreateSessionSecret, MIN_SESSION_SECRET_LENGTH, type LocalSessionSecret } from '../local-secrets.ts'
 
 /**
  * Settings whose secret sits in a file (a Docker or Compose secret under /run/secrets) rather than in
  * the environment, where `docker inspect` and process listings would show it: the API tokens
- * (`SATANG_API_TOKENS_FILE`) and the database passwords (`SATANG_DATABASE_PASSWORD_FILE`,
- * `SATANG_DATABASE_OWNER_PASSWORD_FILE`). Read once at
- * start. A problem (left) names the variable and the file, never the content.
+ * (`SATANG_API_TOKENS_FILE`), the database passwords (`SATANG_DATABASE_PASSWORD_FILE`,
+ * `SATANG_DATABASE_OWNER_PASSWORD_FILE`) and the console's session secret (`SATANG_SESSION_SECRET_FILE`).
+ * Read once at start. A problem (left) names the variable and the file, never the content.
  */
 const readSecret = async (variable: string, path: string): Promise<E.Either<string, string>> => {
   let text: string
@@ -48,4 +49,22 @@ export const withSecretFiles = async (config: Config): Promise<E.Either<string, 
     out = { ...out, SATANG_DATABASE_OWNER_URL: url.toString() }
   }
   return E.right(out)
+}
+
+/**
+ * The secret that signs console sessions: SATANG_SESSION_SECRET_FILE (the same file for every api
+ * process of the installation, at least 32 characters), else `generatedPath` in the data folder,
+ * generated on first start. A problem (left) names the variable and the file, never the content.
+ */
+export const sessionSecretOf = async (config: Pick<Config, 'SATANG_SESSION_SECRET_FILE'>, generatedPath: string): Promise<E.Either<string, LocalSessionSecret>> => {
+  const path = config.SATANG_SESSION_SECRET_FILE
+  if (path === undefined) {
+    const local = await loadOrCreateSessionSecret(generatedPath)
+    return E.isLeft(local) ? E.left(`SATANG_DATA_DIR: the console session secret: ${local.left}`) : local
+  }
+  const text = await readSecret('SATANG_SESSION_SECRET_FILE', path)
+  if (E.isLeft(text)) return text
+  const secret = text.right.trim()
+  if (secret.length < MIN_SESSION_SECRET_LENGTH) return E.left(`SATANG_SESSION_SECRET_FILE: ${JSON.stringify(path)} must hold at least ${String(MIN_SESSION_SECRET_LENGTH)} characters (for example: openssl rand -hex 32)`)
+  return E.right({ secret: Buffer.from(secret, 'utf8'), path, generated: false })
 }

@@ -53,7 +53,8 @@ const describe = (e: ReconcileFailure): string => (e._tag === 'Interrupted' ? `i
 /** How long `stop` waits for a run in progress to reach a batch boundary. */
 const STOP_GRACE_MS = 3_000
 
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+// Unref'd: the grace of a stop that settled early must not keep the process alive for the rest of it.
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref())
 
 /** Starts the scheduler; `stop` interrupts a run in progress (resumed at the next start) and releases the lock. */
 export const startScheduler = (deps: SchedulerDeps, config: SchedulerConfig): Scheduler => {

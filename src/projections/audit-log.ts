@@ -11,8 +11,10 @@ import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget 
  * (`payload` is the event's data at its stored schema version, never upcast); the other columns are
  * lookups and readable forms of what they hold. Ids for lookup come from the stream name first, then
  * from the event's data, then from the raw gateway payload it keeps (`payload`, `request`,
- * `response`): a refund's events are found by the refund's and by its order's ids; a rejected
- * callback by whatever ids it claimed. A batch is one insert statement.
+ * `response`): a refund's events are found by the refund's and by its order's ids; a rejected or
+ * quarantined callback by whatever ids it claimed (`claimed`, or its raw payload), so `satang audit`
+ * finds the quarantined callbacks naming an order by index, never by reading the quarantine. A batch
+ * is one insert statement.
  */
 
 export const AUDIT_LOG_PROJECTION_NAME = 'audit_log'
@@ -106,13 +108,14 @@ const idsOfStream = (stream: string): Partial<Ids> => {
   return unmatched === undefined ? {} : { merchant_id: unmatched }
 }
 
-/** The lookup ids of one event: its stream name's, then its data's, then its raw gateway payload's. */
+/** The lookup ids of one event: its stream name's, then its data's (and the ids it claims), then its raw gateway payload's. */
 export const auditIdsOf = (e: Pick<ProjectedEvent, 'streamName' | 'event'>): Ids => {
   const data: unknown = e.event.data
   const fromStream = idsOfStream(e.streamName)
+  const claimed = isRecord(data) ? data['claimed'] : undefined
   const raws = RAW_PAYLOADS.map((k) => (isRecord(data) ? data[k] : undefined)).filter(isRecord)
   const pick = (column: IdColumn, dataKey: string, wireKey: string): string | null =>
-    fromStream[column] ?? stringAt(data, dataKey) ?? raws.reduce<string | null>((found, raw) => found ?? stringAt(raw, wireKey), null)
+    fromStream[column] ?? stringAt(data, dataKey) ?? stringAt(claimed, dataKey) ?? raws.reduce<string | null>((found, raw) => found ?? stringAt(raw, wireKey), null)
   const ids: Ids = {
     merchant_id: null,
     merchant_order_id: null,

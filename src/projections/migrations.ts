@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import type { Pool } from 'pg'
 import { createRelayCheckpointsTable } from '../jobs/relay-checkpoint.ts'
 import type { Logger } from '../logger.ts'
+import { createConsoleSessionsEndedTable } from '../platform/postgres/console-sessions.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 import { makeKnex } from '../platform/postgres/pool.ts'
 import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
@@ -40,6 +41,8 @@ export const readModelMigrations = (schema: string, projections: ReadonlyArray<P
   ...ledgerV2Migration(schema, projections),
   // An index added to a table that exists already (created with the table from then on).
   ...(projections.some((p) => p.name === 'reconciliation') ? [{ name: 'reconciliation_breaks_open_order_idx_v1', up: async (db: Knex) => void (await db.raw(openBreaksOrderIndex(schema))) }] : []),
+  // Console sessions signed out, refused by every api process (SQL: platform/postgres/console-sessions.ts).
+  { name: 'console_sessions_ended_v1', up: async (db) => void (await db.raw(createConsoleSessionsEndedTable(schema))) },
 ]
 
 const ledgerV2Migration = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => {

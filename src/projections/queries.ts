@@ -2,11 +2,11 @@ import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import type { EventMetadata, JsonObject, Position, RecordedEvent } from '../application/ports/event-store.ts'
-import type { OpenCreates, Projected, ReadModelFailure, ReadModelQueries } from '../application/ports/read-models.ts'
+import type { OpenCreates, Projected, QuarantineClaim, QuarantinedKept, ReadModelFailure, ReadModelQueries } from '../application/ports/read-models.ts'
 import type { Refund } from '../domain/refund/index.ts'
 import type { Subscription } from '../domain/subscription/index.ts'
 import { isRetriablePgError, sqlStateOf } from '../platform/postgres/errors.ts'
-import { AUDIT_LOG } from './audit-log.ts'
+import { AUDIT_LOG, AUDIT_LOG_PROJECTION_NAME } from './audit-log.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { paymentViewOfRow } from './orders.ts'
 import { decodeRefundView } from './refund-state.ts'
@@ -38,6 +38,10 @@ const AuditLogRow = t.type({
   metadata: t.UnknownRecord,
 })
 const AuditLogRows = t.array(AuditLogRow)
+const QuarantinedRows = t.array(t.intersection([AuditLogRow, t.type({ stream_name: t.string })]))
+
+/** The audit_log column that holds each kind of claimed id (indexed with the log order). */
+const CLAIM_COLUMNS: Readonly<Record<QuarantineClaim['kind'], string>> = { order: 'merchant_order_id', refund: 'merchant_refund_id', subscription: 'merchant_subscribe_id' }
 
 const isEventMetadata = (m: Readonly<Record<string, unknown>>): m is EventMetadata =>
   typeof m['correlationId'] === 'string' && typeof m['causationId'] === 'string' && typeof m['recordedAt'] === 'string' && typeof m['source'] === 'string'
@@ -97,11 +101,37 @@ export const makeReadModelQueries = (rm: ReadModels): ReadModelQueries => {
     return decoded.right.map((row) => recordedOfRow(stream, row))
   }
 
+  const quarantinedNaming = async (claim: QuarantineClaim): Promise<QuarantinedKept> => {
+    const client = await rm.pool.connect()
+    try {
+      // One snapshot: the rows are exactly the audit log's up to its checkpoint.
+      await client.query('begin isolation level repeatable read read only')
+      const cp = (await readCheckpoints(client, rm.schema, [AUDIT_LOG_PROJECTION_NAME])).get(AUDIT_LOG_PROJECTION_NAME)
+      const column = CLAIM_COLUMNS[claim.kind]
+      const r = await client.query(
+        `select stream_name, stream_revision::text, global_position, event_id::text, type, schema_version,
+                (extract(epoch from recorded_at) * 1000)::bigint::text as recorded_at_ms, payload, metadata
+           from ${qualified(rm.schema, AUDIT_LOG)} a
+          where a.${column} = $1 and a.type = 'CallbackQuarantined' and a.stream_name like 'quarantine-%'
+            and (a.merchant_id = $2 or a.merchant_id is null)
+          order by a.global_position`,
+        [claim.id, claim.merchantId],
+      )
+      const decoded = QuarantinedRows.decode(r.rows)
+      if (E.isLeft(decoded)) throw new Error(`audit_log: unexpected quarantine rows for ${claim.kind} ${claim.id}`)
+      return { events: decoded.right.map((row) => recordedOfRow(row.stream_name, row)), checkpoint: cp?.position ?? undefined }
+    } finally {
+      await client.query('rollback').catch(() => undefined)
+      client.release()
+    }
+  }
+
   return {
     paymentView: (stream) => attempt('paymentView', () => stateOf('orders', stream, paymentViewOfRow)),
     refund: (stream) => attempt('refund', () => stateOf<Refund>('refunds', stream, (json) => decodeRefundView(json).state)),
     subscription: (stream) => attempt('subscription', () => stateOf<Subscription>('subscriptions', stream, (json) => decodeSubscriptionView(json).state)),
     openCreates: () => attempt('openCreates', openCreates),
     auditEvents: (stream) => attempt('auditEvents', () => auditEvents(stream)),
+    quarantinedNaming: (claim) => attempt('quarantinedNaming', () => quarantinedNaming(claim)),
   }
 }

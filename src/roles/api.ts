@@ -18,6 +18,7 @@ import { makeAggregateStreamCache, type AggregateStreamCache, type StreamCacheSt
 import { asOfReads } from '../composition/as-of.ts'
 import { readModelsOf } from '../composition/database.ts'
 import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
+import { sessionSecretOf } from '../composition/secret-files.ts'
 import { StartupError, dataPath } from '../composition/startup.ts'
 import type { Config } from '../config.ts'
 import { loadOrCreateToken } from '../local-secrets.ts'
@@ -84,6 +85,8 @@ const registerStreamCacheMetrics = (registry: Registry, cache: AggregateStreamCa
 export type ApiRole = StartedRole & {
   readonly gateway: Pick<GatewayConnection, 'description' | 'sandbox' | 'merchantKey' | 'merchantId'>
   readonly tokens: { readonly names: ReadonlyArray<string>; readonly file?: { readonly path: string; readonly generated: boolean } }
+  /** The console session secret kept in the data folder (absent with SATANG_SESSION_SECRET_FILE). */
+  readonly sessionSecretFile?: { readonly path: string; readonly generated: boolean }
   readonly recording: Recording
   /** The base URL the gateway is given for callbacks (known once the HTTP service listens). */
   readonly publicUrl: () => string
@@ -105,6 +108,8 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
   }
   try {
     const tokens = await apiTokens(config)
+    const sessionSecret = await sessionSecretOf(config, dataPath(config, 'session-secret'))
+    if (E.isLeft(sessionSecret)) throw new StartupError(sessionSecret.left)
     // Known once the HTTP service listens (SATANG_HTTP_PORT may be 0); nothing is sent before that.
     const callbacks: { urls?: CallbackUrls; publicUrl?: string } = {}
     const stopping = new AbortController()
@@ -138,6 +143,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       stopping: stopping.signal,
       readModels: makeReadModelQueries(readModelsOf(db)),
       streamCache,
+      quarantine: { eventsPerDay: config.SATANG_QUARANTINE_DAY_EVENTS, bytesPerDay: config.SATANG_QUARANTINE_DAY_BYTES, bodyBytes: config.SATANG_QUARANTINE_BODY_BYTES },
     }
     const recording = makeRecording(deps)
     const matcher = makeTokenMatcher(tokens.tokens)
@@ -183,6 +189,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
           store,
           merchantId: gateway.merchantId,
           tokens: tokens.tokens,
+          sessionSecret: sessionSecret.right.secret,
           acknowledge,
           now: deps.now,
           relayTopic: config.SATANG_KAFKA_BROKERS === undefined ? null : config.SATANG_KAFKA_TOPIC,
@@ -200,6 +207,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       summary: () => [],
       gateway: { description: gateway.description, merchantId: gateway.merchantId, ...(gateway.sandbox === undefined ? {} : { sandbox: gateway.sandbox }), ...(gateway.merchantKey === undefined ? {} : { merchantKey: gateway.merchantKey }) },
       tokens: { names: tokens.tokens.map((tk) => tk.name), ...(tokens.file === undefined ? {} : { file: tokens.file }) },
+      ...(config.SATANG_SESSION_SECRET_FILE === undefined ? { sessionSecretFile: { path: sessionSecret.right.path, generated: sessionSecret.right.generated } } : {}),
       recording,
       publicUrl,
       recovery,

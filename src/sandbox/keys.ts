@@ -1,7 +1,8 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
+import { createFileNoFollow, ensureDirectory, refusalText, writeFileNoFollow } from '../adapters/os/safe-write.ts'
 import { loadPrivateKey } from '../domain/gateway/signing.ts'
 
 /** The URL path under which the sandbox serves the gateway public key (PEM). */
@@ -48,24 +49,26 @@ export const loadOrCreateGatewayKey = async (file: string | undefined, dataDir: 
   const existing = await readKey(privateKeyPath)
   if (E.isRight(existing)) {
     const publicKeyPem = publicPemOf(existing.right)
-    // The public key file is a convenience (it is also served over HTTP): a read-only folder is no error.
-    const written = await writeFile(publicKeyPath, publicKeyPem, 'utf8').then(
-      () => true,
-      () => false,
-    )
+    // The public key file is a convenience (it is also served over HTTP): a read-only folder is no
+    // error, and neither is a link at its name, which is left alone (never written through).
+    const written = await writeFileNoFollow(publicKeyPath, publicKeyPem).then(E.isRight, () => false)
     return E.right({ privateKey: existing.right, publicKeyPem, privateKeyPath, ...(written ? { publicKeyPath } : {}), generated: false })
   }
+  const failed = (reason: string): E.Either<string, GatewayKeys> => E.left(`gateway private key in ${JSON.stringify(dataDir)}: ${reason}`)
   try {
-    await mkdir(dirname(privateKeyPath), { recursive: true })
+    const folder = await ensureDirectory(dirname(privateKeyPath))
+    if (E.isLeft(folder)) return failed(`cannot write it: ${refusalText(folder.left)}`)
     const pair = generateKeyPairSync('rsa', { modulusLength: 2048 })
     const privatePem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
     const publicKeyPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()
-    // `wx`: never overwrite a key file that exists but could not be read.
-    await writeFile(privateKeyPath, privatePem, { encoding: 'utf8', mode: 0o600, flag: 'wx' })
-    await writeFile(publicKeyPath, publicKeyPem, 'utf8')
+    // Never overwrite a key file that exists but could not be read, nor write through a link.
+    const created = await createFileNoFollow(privateKeyPath, privatePem, 0o600)
+    if (E.isLeft(created)) return failed(`cannot write it: ${refusalText(created.left)}`)
+    if (created.right === 'exists') return failed(existing.left)
+    const wrotePublic = await writeFileNoFollow(publicKeyPath, publicKeyPem)
+    if (E.isLeft(wrotePublic)) return failed(`cannot write its public key: ${refusalText(wrotePublic.left)}`)
     return E.right({ privateKey: pair.privateKey, publicKeyPem, privateKeyPath, publicKeyPath, generated: true })
   } catch (e) {
-    const reason = errorCode(e) === 'EEXIST' ? (E.isLeft(existing) ? existing.left : 'exists') : `cannot write it: ${errorCode(e)}`
-    return E.left(`gateway private key in ${JSON.stringify(dataDir)}: ${reason}`)
+    return failed(`cannot write it: ${errorCode(e)}`)
   }
 }

@@ -1,6 +1,8 @@
-import { chmod, mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
+import { ensureDirectory, openAppendNoFollow, refusalText, targetRefusal, writeFileNoFollow } from '../adapters/os/safe-write.ts'
 import { decodeAll, formatViolations, type Violation } from '../domain/violations.ts'
 import type { Logger } from '../logger.ts'
 import type { SandboxClock } from './clock.ts'
@@ -13,6 +15,7 @@ import { refundKeyOf, SandboxSnapshot, type SandboxOrder, type SandboxRefund, ty
  * write is on its way go out together in the next (group commit). When the journal has grown as large
  * as the snapshot, the whole state becomes the new snapshot (written aside, fsync'd, renamed over FILE,
  * directory fsync'd) and the journal is emptied. Both files hold payer names, emails and phones: 0600.
+ * Neither is read, written or chmod'ed through a symbolic link (src/adapters/os/safe-write.ts).
  */
 
 /** The mode of both files: only the owner reads them. */
@@ -36,13 +39,20 @@ export type StateFile = {
 
 const errorCode = (e: unknown): string | undefined => (e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : undefined)
 
-/** A file's text, `undefined` when it does not exist. */
+/** A file's text, `undefined` when it does not exist; never read through a symbolic link. */
 const readOptional = async (path: string, what: string): Promise<E.Either<string, string | undefined>> => {
   try {
-    return E.right(await readFile(path, 'utf8'))
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    try {
+      return E.right(await handle.readFile({ encoding: 'utf8' }))
+    } finally {
+      await handle.close()
+    }
   } catch (e) {
-    if (errorCode(e) === 'ENOENT') return E.right(undefined)
-    return E.left(`cannot read ${what} ${JSON.stringify(path)}: ${errorCode(e) ?? 'unreadable'}`)
+    const code = errorCode(e)
+    if (code === 'ENOENT') return E.right(undefined)
+    if (code === 'ELOOP') return E.left(`${what} ${JSON.stringify(path)} is a symbolic link: the sandbox reads and writes its state only in a plain file`)
+    return E.left(`cannot read ${what} ${JSON.stringify(path)}: ${code ?? 'unreadable'}`)
   }
 }
 
@@ -80,22 +90,27 @@ export const recoverStateFile = async (path: string): Promise<E.Either<string, R
 export const loadStateFile = async (path: string): Promise<E.Either<string, SandboxSnapshot | undefined>> =>
   E.map((r: RecoveredState | undefined) => r?.state)(await recoverStateFile(path))
 
-/** Makes a rename or a new file in `dir` durable. */
-const syncDirectory = async (dir: string): Promise<void> => {
-  const handle = await open(dir, 'r')
+/** Fixes the mode of a file written before the sandbox kept it private (through a handle: a link is never followed); a file that does not exist is left so. */
+const makePrivate = async (path: string): Promise<void> => {
+  let handle: FileHandle
   try {
-    await handle.sync()
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return
+    throw e
+  }
+  try {
+    await handle.chmod(STATE_FILE_MODE)
   } finally {
     await handle.close()
   }
 }
 
-/** Fixes the mode of a file written before the sandbox kept it private; a file that does not exist is left so. */
-const makePrivate = async (path: string): Promise<void> => {
-  try {
-    await chmod(path, STATE_FILE_MODE)
-  } catch (e) {
-    if (errorCode(e) !== 'ENOENT') throw e
+/** Throws, naming the file and the rule, when FILE or its journal (or their folder) is a link or not a regular file. */
+const refuseLinks = async (path: string): Promise<void> => {
+  for (const p of [path, journalPathOf(path)]) {
+    const refused = await targetRefusal(p)
+    if (refused !== null) throw new Error(`sandbox state: ${refusalText(refused)}`)
   }
 }
 
@@ -115,6 +130,10 @@ export const openStateFile = async (deps: StateFileDeps, path: string, options: 
   const { store, clock } = deps
   const log = deps.log.child({ component: 'sandbox-state' })
   const journalPath = journalPathOf(path)
+  const folder = await ensureDirectory(dirname(path))
+  if (E.isLeft(folder)) throw new Error(`sandbox state: ${refusalText(folder.left)}`)
+  // Before anything is read: what a link points to is never read, nor quoted in an error.
+  await refuseLinks(path)
   const recovered = await recoverStateFile(path)
   if (E.isLeft(recovered)) throw new Error(recovered.left)
   let commit = 0
@@ -129,9 +148,10 @@ export const openStateFile = async (deps: StateFileDeps, path: string, options: 
     if (saved.getTime() > clock.now().getTime()) await clock.set(saved)
   }
 
-  await mkdir(dirname(path), { recursive: true })
   await makePrivate(path)
-  const journal: FileHandle = await open(journalPath, 'a', STATE_FILE_MODE)
+  const opened = await openAppendNoFollow(journalPath, STATE_FILE_MODE)
+  if (E.isLeft(opened)) throw new Error(`sandbox state: ${refusalText(opened.left)}`)
+  const journal: FileHandle = opened.right
   await journal.chmod(STATE_FILE_MODE)
   const compactAtBytes = options.compactAtBytes ?? DEFAULT_COMPACT_AT_BYTES
   let journalBytes = 0
@@ -152,19 +172,10 @@ export const openStateFile = async (deps: StateFileDeps, path: string, options: 
 
   const writeSnapshot = async (state: SandboxSnapshot): Promise<void> => {
     const text = `${JSON.stringify(state, null, 2)}\n`
-    const tmp = `${path}.${String(process.pid)}.tmp`
-    const handle = await open(tmp, 'w', STATE_FILE_MODE)
-    try {
-      // `open` sets the mode only of a new file; a stale one keeps its own.
-      await handle.chmod(STATE_FILE_MODE)
-      await handle.writeFile(text, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    // rename is atomic: a reader (or a crash) sees the old snapshot or the new one, never half of one.
-    await rename(tmp, path)
-    await syncDirectory(dirname(path))
+    // Written aside, fsync'd, renamed over FILE (atomic: a reader or a crash sees the old snapshot or the
+    // new one, never half of one), the folder fsync'd.
+    const written = await writeFileNoFollow(path, text, { mode: STATE_FILE_MODE, syncFolder: true })
+    if (E.isLeft(written)) throw new Error(`sandbox state: ${refusalText(written.left)}`)
     // A crash before this point leaves entries the snapshot already holds: replay skips them by commit number.
     await journal.truncate(0)
     await journal.datasync()

@@ -1,5 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
+import { createHash } from 'node:crypto'
+import { Writable } from 'node:stream'
+import { makeLogger } from '../../src/logger.ts'
 import { unmatchedCallbacksStream } from '../../src/application/callbacks.ts'
 import { makeRecording, type Recording } from '../../src/application/index.ts'
 import { makeMemoryEventStore, type MemoryEventStore } from './memory-event-store.ts'
@@ -61,7 +64,9 @@ describe('payment notifications', () => {
     expect(typesOf(store, STREAM)).toHaveLength(3)
     expect(typesOf(store, QUARANTINE)).toEqual(['CallbackQuarantined'])
     expect(eventsOf(store, QUARANTINE)[0]?.metadata).toMatchObject({ source: 'notification', signature: { verified: false }, correlationId: 'cb-2' })
-    expect(eventsOf(store, QUARANTINE)[0]?.data).toMatchObject({ reason: 'bad_signature', signatureVerified: false, claimed: { merchantId: MERCHANT_ID, merchantOrderId: 'ORD-9' }, payload: { order_amount: '1.00' } })
+    const kept = eventsOf(store, QUARANTINE)[0]?.data
+    expect(kept).toMatchObject({ reason: 'bad_signature', signatureVerified: false, claimed: { merchantId: MERCHANT_ID, merchantOrderId: 'ORD-9' }, dayTotals: [{ callback: 'payment_notification', events: 1 }] })
+    expect(JSON.parse(String(kept?.['bodyHead']))).toMatchObject({ order_amount: '1.00' })
     expect(await statusOf(recording)).toEqual(before)
   })
 
@@ -153,7 +158,7 @@ describe('callbacks carrying text no field may hold (issue 11)', () => {
         { path: 'extra\\u0001', rule: 'must not contain NUL or other control characters (tab, line feed and carriage return are allowed)' },
       ]),
     )
-    expect(data?.['payload']).toMatchObject({ order_desc: 'Lamp\\u0000', product_code: 'P\\ud800', 'extra\\u0001': 'x\\u0085', merchant_order_id: 'ORD-9' })
+    expect(JSON.parse(String(data?.['bodyHead']))).toMatchObject({ order_desc: 'Lamp\\u0000', product_code: 'P\\ud800', 'extra\\u0001': 'x\\u0085', merchant_order_id: 'ORD-9' })
     expect(await statusOf(recording)).toEqual(before)
   })
 
@@ -212,5 +217,106 @@ describe('refund notifications', () => {
     expect(view).toMatchObject({ _tag: 'Ok', body: { recorded: { refund_amount: '200.00' }, status: { code: 'RS', final: true } } })
     expect(await recording.refunds.track({ merchant_refund_id: 'RF-1', merchant_order_id: 'OTHER' }, cause)).toMatchObject({ _tag: 'NotFound' })
     expect(await recording.refunds.track({ merchant_refund_id: 'RF-1', merchant_order_id: 'ORD-9', extra: 1 }, cause)).toMatchObject({ _tag: 'InvalidRequest', violations: [{ path: 'extra' }] })
+  })
+})
+
+describe('the quarantine budget (issue 22)', () => {
+  const budgeted = (eventsPerDay: number, bytesPerDay = 10_000_000, bodyBytes = 2048) => {
+    const store = makeMemoryEventStore()
+    const recording = makeRecording(testDeps(store, makeFakeGateway(), { quarantine: { eventsPerDay, bytesPerDay, bodyBytes } }))
+    return { store, recording }
+  }
+  const forged = (i: number, notifyType = 'PAYMENT') => ({ ...paymentNotification('PS', { merchant_order_id: `F-${String(i)}`, notify_type: notifyType }), sign: 'AAAA' })
+
+  it('keeps at most the day budget of unverified callbacks of one kind; past it they are answered the same, counted (overBudget), not kept; other kinds have their own budget', async () => {
+    const { store, recording } = budgeted(3)
+    const answers = []
+    for (let i = 0; i < 10; i++) answers.push(await recording.callbacks.notification(forged(i), ctx(500 + i)))
+    expect(answers.slice(0, 3).every((r) => r._tag === 'Rejected' && r.reason === 'bad_signature' && r.overBudget === undefined)).toBe(true)
+    expect(answers.slice(3).map((r) => (r._tag === 'Rejected' ? r.overBudget : r._tag))).toEqual(Array.from({ length: 7 }, () => 'payment_notification'))
+    expect(typesOf(store, QUARANTINE)).toHaveLength(3)
+    expect(eventsOf(store, QUARANTINE).map((e) => e.data['dayTotals'])).toEqual([
+      [{ callback: 'payment_notification', events: 1, bytes: expect.any(Number) }],
+      [{ callback: 'payment_notification', events: 2, bytes: expect.any(Number) }],
+      [{ callback: 'payment_notification', events: 3, bytes: expect.any(Number) }],
+    ])
+    // A refund notification is another kind: its own budget, and the stream's totals carry both.
+    expect(await recording.callbacks.notification(forged(99, 'REFUND'), ctx(600))).toMatchObject({ _tag: 'Rejected', reason: 'bad_signature' })
+    expect(typesOf(store, QUARANTINE)).toHaveLength(4)
+    expect(eventsOf(store, QUARANTINE)[3]?.data['dayTotals']).toEqual([
+      { callback: 'payment_notification', events: 3, bytes: expect.any(Number) },
+      { callback: 'refund_notification', events: 1, bytes: expect.any(Number) },
+    ])
+    // The next day has its budget again.
+    expect(await recording.callbacks.notification(forged(100), { callbackId: 'cb-next-day', receivedAt: new Date('2026-11-22T03:05:00.000Z') })).not.toHaveProperty('overBudget')
+    expect(typesOf(store, 'quarantine-notification-2026-11-22')).toEqual(['CallbackQuarantined'])
+  })
+
+  it('a new process on the same store (a restart, another api process) reads the day totals from the stream: the budget holds', async () => {
+    const { store, recording } = budgeted(2)
+    for (let i = 0; i < 2; i++) await recording.callbacks.notification(forged(i), ctx(700 + i))
+    const other = makeRecording(testDeps(store, makeFakeGateway(), { quarantine: { eventsPerDay: 2, bytesPerDay: 10_000_000, bodyBytes: 2048 } }))
+    expect(await other.callbacks.notification(forged(50), ctx(750))).toMatchObject({ _tag: 'Rejected', overBudget: 'payment_notification' })
+    expect(typesOf(store, QUARANTINE)).toHaveLength(2)
+  })
+
+  it('says once per kind and day in the log that the budget is spent, not once per callback', async () => {
+    let out = ''
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        out += chunk.toString('utf8')
+        cb()
+      },
+    })
+    const store = makeMemoryEventStore()
+    const recording = makeRecording(testDeps(store, makeFakeGateway(), { quarantine: { eventsPerDay: 2, bytesPerDay: 10_000_000, bodyBytes: 2048 }, log: makeLogger({ level: 'info' }, stream) }))
+    for (let i = 0; i < 30; i++) await recording.callbacks.notification(forged(i, i % 2 === 0 ? 'PAYMENT' : 'REFUND'), ctx(1000 + i))
+    const lines = out
+      .split('\n')
+      .filter((l) => l.includes('quarantine budget'))
+      .map((l) => JSON.parse(l) as { level: number; callback: string; stream: string; msg: string })
+    expect(lines.map((l) => [l.level, l.callback, l.stream])).toEqual([
+      [40, 'payment_notification', QUARANTINE],
+      [40, 'refund_notification', QUARANTINE],
+    ])
+    expect(lines[0]?.msg).toContain('SATANG_QUARANTINE_DAY_EVENTS')
+    expect(typesOf(store, QUARANTINE)).toHaveLength(4)
+  })
+
+  it('the bytes budget stops keeping once the bytes of event data kept would pass it', async () => {
+    const { store, recording } = budgeted(1000, 3000, 512)
+    for (let i = 0; i < 20; i++) await recording.callbacks.notification({ ...forged(i), order_desc: 'd'.repeat(600) }, ctx(800 + i))
+    const kept = eventsOf(store, QUARANTINE)
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(20)
+    const sizes = kept.map((e) => Buffer.byteLength(JSON.stringify(e.data)))
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3000 + 64 * kept.length)
+    expect(kept.at(-1)?.data['dayTotals']).toEqual([{ callback: 'payment_notification', events: kept.length, bytes: expect.any(Number) }])
+  })
+
+  it('a callback whose signature verified is kept whatever the budget (only the gateway can send it)', async () => {
+    const { store, recording } = budgeted(1)
+    await recording.callbacks.notification(forged(1), ctx(900))
+    expect(await recording.callbacks.notification(forged(2), ctx(901))).toMatchObject({ overBudget: 'payment_notification' })
+    const other = signedByGateway({ notify_type: 'PAYMENT', merchant_id: '140000000000000002', merchant_order_id: 'X-1', order_id: '1', order_status: 'PS', order_amount: '1.00', order_currency: 'THB' })
+    const verified = await recording.callbacks.notification(other, ctx(902))
+    expect(verified).toMatchObject({ _tag: 'Rejected', reason: 'undecodable' })
+    expect(verified).not.toHaveProperty('overBudget')
+    expect(eventsOf(store, QUARANTINE).map((e) => [e.data['reason'], e.data['signatureVerified']])).toEqual([
+      ['bad_signature', false],
+      ['unknown_merchant', true],
+    ])
+  })
+
+  it('keeps the hash and size of the whole body and only its first SATANG_QUARANTINE_BODY_BYTES bytes', async () => {
+    const { store, recording } = budgeted(10, 10_000_000, 100)
+    const body = Buffer.from(`{"notify_type":"PAYMENT","x":"${'ก'.repeat(300)}"`, 'utf8')
+    await recording.callbacks.unreadable('notification', { violations: [{ path: '', rule: 'body must be valid JSON' }], fields: null }, { ...ctx(950), body })
+    const data = eventsOf(store, QUARANTINE)[0]?.data
+    expect(data).toMatchObject({ bodySha256: createHash('sha256').update(body).digest('hex'), bodyBytes: body.byteLength, violations: [{ path: '', rule: 'body must be valid JSON' }] })
+    const head = String(data?.['bodyHead'])
+    expect(Buffer.byteLength(head)).toBeLessThanOrEqual(100)
+    expect(Buffer.byteLength(head)).toBeGreaterThan(90)
+    expect(body.toString('utf8').startsWith(head)).toBe(true)
   })
 })

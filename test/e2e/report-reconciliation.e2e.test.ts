@@ -92,9 +92,9 @@ describe('satang report reconciliation', () => {
     const dir = join(work, 'out')
     const out = await report('reconciliation', '--date', s.today, '--out', dir)
     expect(out.code, out.stderr).toBe(0)
-    expect(readdirSync(dir).sort()).toEqual(['breaks.csv', 'days.csv', 'healed.csv', 'manifest.json', 'report.html', 'report.json', 'report.txt'])
+    expect(readdirSync(dir).sort()).toEqual(['breaks.csv', 'days.csv', 'healed.csv', 'manifest.json', 'manifest.sig', 'report.html', 'report.json', 'report.txt'])
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Json
-    expect(manifest['format']).toBe('satang-report-manifest-v1')
+    expect(manifest['format']).toBe('satang-report-manifest-v2')
     expect((manifest['files'] as ReadonlyArray<Json>).map((f) => f['name']).sort()).toEqual(['breaks.csv', 'days.csv', 'healed.csv', 'report.html', 'report.json', 'report.txt'])
     for (const f of manifest['files'] as ReadonlyArray<Json>) expect(f['sha256']).toMatch(/^[0-9a-f]{64}$/)
     expect((manifest['runs'] as ReadonlyArray<Json>).length).toBeGreaterThan(0)
@@ -104,6 +104,7 @@ describe('satang report reconciliation', () => {
     const ok = await report('verify', dir)
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.stdout).toMatch(/valid: 6 files match manifest.json/)
+    expect(ok.stdout).toMatch(/signature: valid \(Ed25519, anchor key [0-9a-f]{16}\)/)
     expect(ok.stdout).toContain(`manifest SHA-256 ${String(manifestSha)}`)
 
     const file = join(dir, 'days.csv')

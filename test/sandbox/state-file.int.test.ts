@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises'
+import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -196,8 +196,9 @@ describe('the state on disk', () => {
     const statePath = join(dir, 'failing', 'state.json')
     await withSandbox(statePath, async (sandbox, client) => {
       const firstId = await createOrder(client, 'FAIL-1')
-      // The snapshot is written aside first: a directory in its way makes every snapshot write fail.
-      const blocker = `${statePath}.${String(process.pid)}.tmp`
+      // A folder at FILE's name (the snapshot moved aside) makes every snapshot write fail: it is not a regular file.
+      const blocker = statePath
+      await rename(statePath, `${statePath}.aside`)
       await mkdir(blocker)
       // A reset replaces the whole state: it needs a snapshot.
       expect((await control(sandbox, 'POST', '/reset')).status).toBe(500)

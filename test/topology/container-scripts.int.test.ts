@@ -62,6 +62,7 @@ describe('scripts/compose-secrets.sh', () => {
     expect(read('db-password').trim()).toMatch(/^[0-9a-f]{48}$/)
     expect(read('db-service-password').trim()).toMatch(/^[0-9a-f]{48}$/)
     expect(read('db-service-password')).not.toBe(read('db-password'))
+    expect(read('session-secret').trim()).toMatch(/^[0-9a-f]{64}$/)
     for (const who of ['merchant', 'gateway']) {
       expect(E.isRight(loadPrivateKey(read(`${who}-private.pem`))), who).toBe(true)
       expect(E.isRight(loadPublicKey(read(`${who}-public.pem`))), who).toBe(true)

@@ -6,7 +6,7 @@ import type { CallbackContext, CallbackRoute, Callbacks, UnreadableBody } from '
 import type { CallbackResult } from '../../application/results.ts'
 import type { Violation } from '../../domain/violations.ts'
 import { invalidRequest, sendError } from './errors.ts'
-import { DEFAULT_MAX_FIELD_LENGTH, overLongFields, refusedKeys } from './json-body.ts'
+import { DEFAULT_MAX_FIELD_LENGTH, JSON_DEPTH_RULE, nestsDeeperThan, overLongFields, refusedKeys } from './json-body.ts'
 import { makeRateLimiter } from './rate-limit.ts'
 
 /**
@@ -19,12 +19,14 @@ import { makeRateLimiter } from './rate-limit.ts'
  * - `POST /callbacks/notifications`: the gateway's JSON notifications. Recorded (or already recorded)
  *   → HTTP 200 `SUCCESS`; bad signature → 401, about nothing satang knows → 404, store unavailable →
  *   503: anything but `SUCCESS` makes the gateway deliver it again. Undecodable (it breaks the gateway
- *   spec, e.g. a NUL in a field) → quarantined: kept as CallbackRejected and acknowledged with 200
+ *   spec, e.g. a NUL in a field) → quarantined: kept as CallbackQuarantined and acknowledged with 200
  *   `SUCCESS` (+ `x-satang-callback: rejected`), since delivering the same bytes again cannot help.
  * Anything not verified is quarantined (application/callbacks.ts), keyed by the fingerprint of the
  * bytes received. The routes read their bodies themselves (JSON or form, as raw bytes): the
  * fingerprint is over what arrived, and a body that is not JSON is quarantined too (answered 400).
- * Callbacks that do not verify are rate limited per source address; verified ones never are.
+ * Callbacks that do not verify are rate limited per source address; verified ones never are. Past the
+ * day's quarantine budget of its kind an untrusted callback is answered the same, but only counted
+ * (`satang_quarantine_refused_total{kind}`).
  */
 export type CallbackDeps = {
   readonly callbacks: Callbacks
@@ -80,6 +82,7 @@ const readBody = (request: FastifyRequest, maxFieldLength: number): ReadBody => 
   if (mediaTypeOf(request) === 'application/x-www-form-urlencoded') fields = formFields(text)
   else {
     if (text.trim() === '') return unreadable([{ path: '', rule: 'body must not be empty' }], null)
+    if (nestsDeeperThan(text)) return unreadable([{ path: '', rule: `body ${JSON_DEPTH_RULE}` }], null)
     try {
       fields = JSON.parse(text)
     } catch {
@@ -97,7 +100,7 @@ const readBody = (request: FastifyRequest, maxFieldLength: number): ReadBody => 
 const fingerprintOf = (route: CallbackRoute, request: FastifyRequest): string =>
   createHash('sha256').update(`${route}\n${request.headers['content-type'] ?? ''}\n`).update(rawOf(request)).digest('hex')
 
-const contextOf = (route: CallbackRoute, request: FastifyRequest, now: () => Date): CallbackContext => ({ callbackId: request.id, receivedAt: now(), fingerprint: fingerprintOf(route, request) })
+const contextOf = (route: CallbackRoute, request: FastifyRequest, now: () => Date): CallbackContext => ({ callbackId: request.id, receivedAt: now(), fingerprint: fingerprintOf(route, request), body: rawOf(request) })
 
 const redirectAnswer = (reply: FastifyReply, r: CallbackResult): FastifyReply => {
   switch (r._tag) {
@@ -144,8 +147,18 @@ export const registerCallbackRoutes =
       deps.metrics === undefined
         ? undefined
         : new Counter({ name: 'satang_callbacks_total', help: 'gateway callbacks received, by kind and outcome', labelNames: ['kind', 'outcome'], registers: [deps.metrics] })
+    const refused =
+      deps.metrics === undefined
+        ? undefined
+        : new Counter({
+            name: 'satang_quarantine_refused_total',
+            help: 'untrusted callbacks counted but not kept: the quarantine budget of their kind for the Bangkok day was spent (SATANG_QUARANTINE_DAY_EVENTS, SATANG_QUARANTINE_DAY_BYTES)',
+            labelNames: ['kind'],
+            registers: [deps.metrics],
+          })
     const counted = (kind: string, r: CallbackResult): CallbackResult => {
       counter?.inc({ kind, outcome: outcomeOf(r) })
+      if (r._tag === 'Rejected' && r.overBudget !== undefined) refused?.inc({ kind: r.overBudget })
       return r
     }
     const limit = deps.rateLimitPerMinute ?? DEFAULT_CALLBACK_RATE_LIMIT

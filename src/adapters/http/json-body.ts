@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { CHARACTER_RULES } from '../../domain/gateway/text-rules.ts'
 import type { Violation } from '../../domain/violations.ts'
 
 /**
@@ -44,18 +45,71 @@ const keysRefusedIn = (text: string): ReadonlyArray<Violation> => {
 }
 
 /**
+ * Deepest nesting of objects and arrays a JSON body may have. The gateway's messages nest three levels
+ * (`products.0.name`), an acknowledgement one; 32 leaves room for any open part of a message while
+ * keeping every walk over a parsed body (key checks, field limits, codecs, redaction) shallow.
+ */
+export const MAX_JSON_DEPTH = 32
+
+export const JSON_DEPTH_RULE = `must not nest objects and arrays more than ${String(MAX_JSON_DEPTH)} levels deep`
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `max`, read from the text itself (brackets
+ * outside strings): decided before `JSON.parse` or any walk over the value runs, in one pass without
+ * recursion, so that 50,000 levels cost a scan of the bytes and nothing else. Text that is not JSON may
+ * be miscounted; the parser refuses it anyway.
+ */
+export const nestsDeeperThan = (text: string, max: number = MAX_JSON_DEPTH): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return false
+}
+
+/**
+ * Every object key of a parsed body that breaks the character rules every text keeps (NUL and other
+ * control characters, lone surrogates: domain/gateway/text-rules.ts), on the key's own path, as the
+ * gateway message codecs report them. Whatever the route, a key reaches the log as text like a value.
+ */
+export const refusedKeyCharacters = (value: unknown, path = ''): ReadonlyArray<Violation> => {
+  if (Array.isArray(value)) return value.flatMap((v: unknown, i) => refusedKeyCharacters(v, at(path, String(i))))
+  if (typeof value !== 'object' || value === null) return []
+  return Object.entries(value).flatMap(([key, v]: [string, unknown]): ReadonlyArray<Violation> => [
+    ...CHARACTER_RULES.flatMap((rule) => rule(key) ?? []).map((rule) => ({ path: at(path, key), rule: `field name ${rule}` })),
+    ...refusedKeyCharacters(v, at(path, key)),
+  ])
+}
+
+/**
  * JSON bodies are parsed by fastify's own parser, which refuses prototype poisoning but reports it as
  * invalid JSON; a body refused for that reason gets a violation naming the key and where it is instead.
+ * Before it runs, a body nested deeper than MAX_JSON_DEPTH is refused; after it, a key holding a
+ * character the text rules refuse is (400 `invalid_request` naming it, on every route).
  */
 export const registerJsonBodies = (app: FastifyInstance): void => {
   const secure = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8')
+    if (nestsDeeperThan(text)) {
+      done(new BodyKeysRefused([{ path: '', rule: `body ${JSON_DEPTH_RULE}` }]), undefined)
+      return
+    }
     // Fastify's default JSON parser is the callback kind: it answers through `done` and returns nothing.
     void secure(request, text, (err: Error | null, value?: unknown) => {
       if (err === null) {
-        done(null, value)
+        const keys = refusedKeyCharacters(value)
+        if (keys.length > 0) done(new BodyKeysRefused(keys.slice(0, 20)), undefined)
+        else done(null, value)
         return
       }
       const refused = keysRefusedIn(text)

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
 import formbody from '@fastify/formbody'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Logger } from '../../logger.ts'
-import { registerErrorShapes } from './errors.ts'
+import type { TokenMatcher } from './api-tokens.ts'
+import { registerErrorShapes, sendError } from './errors.ts'
 import { DEFAULT_MAX_FIELD_LENGTH, registerFieldLimits, registerJsonBodies } from './json-body.ts'
 import { registerOpenApi, registerOpenApiRoute } from './openapi.ts'
 import { MAX_PATH_PARAM_LENGTH, frameworkErrors, registerRoutingErrors } from './routing.ts'
@@ -22,6 +24,10 @@ export type HttpServerDeps = {
   readonly bodyLimit?: number
   /** Longest string or key of a body or query, in characters (`SATANG_HTTP_MAX_FIELD_LENGTH`). Default 4096. */
   readonly maxFieldLength?: number
+  /** Where `/metrics` is served: here (the default), or only by a server of `makeMetricsServer` (`SATANG_METRICS_PORT`). */
+  readonly metricsHere?: boolean
+  /** The bearer token `/metrics` requires (`SATANG_METRICS_TOKEN_FILE`); none = it answers anyone. */
+  readonly metricsToken?: TokenMatcher
 }
 
 /** Default largest request body, in bytes (`SATANG_HTTP_BODY_LIMIT`). */
@@ -42,6 +48,120 @@ const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>()
 /** Every route registered on a server made by `makeHttpServer` (HEAD routes fastify adds itself left out). */
 export const registeredRoutes = (app: FastifyInstance): ReadonlyArray<RegisteredRoute> => registered.get(app) ?? []
 
+/** What a stop waits for: the requests admitted before it began that are still running, and when the last one ended. */
+type StopState = {
+  stopping: boolean
+  /** Requests being answered: what they are, and whether they were admitted (came before the stop) or refused. */
+  readonly inFlight: Map<ServerResponse, { readonly what: string; readonly admitted: boolean }>
+  /** When an admitted request last ended during the stop; undefined while none has. */
+  lastAdmittedEnd: number | undefined
+  wake: () => void
+}
+
+const stopStates = new WeakMap<FastifyInstance, StopState>()
+
+/**
+ * Once a stop began: new requests are answered 503 `unavailable` (`retriable: true`) with
+ * `Connection: close`, and every response closes its connection, so a client learns it must go
+ * elsewhere instead of finding its connection reset.
+ */
+const registerStopping = (app: FastifyInstance): StopState => {
+  const state: StopState = { stopping: false, inFlight: new Map(), lastAdmittedEnd: undefined, wake: () => undefined }
+  app.server.on('request', (req: { method?: string; url?: string }, res: ServerResponse) => {
+    const admitted = !state.stopping
+    state.inFlight.set(res, { what: `${req.method ?? '?'} ${(req.url ?? '').split('?')[0] ?? ''}`, admitted })
+    res.once('close', () => {
+      state.inFlight.delete(res)
+      if (admitted && state.stopping) state.lastAdmittedEnd = Date.now()
+      state.wake()
+    })
+  })
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!state.stopping) return undefined
+    return sendError(reply.header('connection', 'close'), 503, { error: 'unavailable', message: 'satang is stopping: this request was not processed; send it again (to another instance, or once satang is back)', retriable: true })
+  })
+  stopStates.set(app, state)
+  return state
+}
+
+/**
+ * How long the listening socket stays open after the last request admitted before the stop ended: its
+ * client got its answer with `Connection: close` and may come back at once, to be answered 503 rather
+ * than refused.
+ */
+const STOP_LINGER_MS = 1_000
+
+/**
+ * Stops a server of `makeHttpServer` without resetting a connection: the listening socket stays open
+ * while requests in flight finish (their effects recorded, their answers sent with `Connection: close`)
+ * and new ones are answered 503 `retriable`; then it closes (idle connections with it). Requests still
+ * running after `deadlineMs` are abandoned (their connections closed), with a log line naming them.
+ */
+export const stopHttpServer = async (app: FastifyInstance, opts: { readonly deadlineMs: number; readonly log: Logger }): Promise<void> => {
+  const state = stopStates.get(app)
+  if (state === undefined || !app.server.listening) return app.close()
+  state.stopping = true
+  const admitted = (): number => [...state.inFlight.values()].filter((r) => r.admitted).length
+  const deadline = Date.now() + opts.deadlineMs
+  await new Promise<void>((resolve) => {
+    const check = (): void => {
+      const now = Date.now()
+      const drained = admitted() === 0 && (state.lastAdmittedEnd === undefined || now - state.lastAdmittedEnd >= STOP_LINGER_MS)
+      if (!drained && now < deadline) return
+      clearInterval(timer)
+      state.wake = () => undefined
+      resolve()
+    }
+    const timer = setInterval(check, 50)
+    state.wake = check
+    check()
+  })
+  const abandoned = [...state.inFlight.values()].filter((r) => r.admitted)
+  if (abandoned.length > 0) {
+    opts.log.warn(
+      { requests: abandoned.slice(0, 20).map((r) => r.what), inFlight: abandoned.length, deadlineMs: opts.deadlineMs },
+      `stop: ${String(abandoned.length)} request(s) still in flight after ${String(opts.deadlineMs)} ms (SATANG_STOP_TIMEOUT_MS) abandoned; their connections are closed`,
+    )
+    app.server.closeAllConnections()
+  }
+  // Refused requests still being answered finish (their connections close after the answer); idle ones close now.
+  await app.close()
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
+
+/** `/metrics`, behind the bearer token of `token` when there is one. */
+const registerMetricsRoute = (app: FastifyInstance, metrics: Registry, token: TokenMatcher | undefined): void => {
+  const unauthorized = (reply: FastifyReply, message: string): FastifyReply =>
+    sendError(reply.header('www-authenticate', 'Bearer realm="satang-metrics"'), 401, { error: 'unauthorized', message })
+  const authorized = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined => {
+    if (token === undefined) return undefined
+    const header = request.headers.authorization
+    if (header === undefined || header === '') return unauthorized(reply, 'an Authorization: Bearer <token> header is required (the token of SATANG_METRICS_TOKEN_FILE)')
+    const presented = BEARER.exec(header)?.[1]
+    if (presented === undefined) return unauthorized(reply, 'the Authorization header must be Bearer <token>')
+    return token(presented) === undefined ? unauthorized(reply, 'the bearer token is not valid') : undefined
+  }
+  app.get('/metrics', async (request, reply) => authorized(request, reply) ?? reply.type(metrics.contentType).send(await metrics.metrics()))
+}
+
+/** The server of `/metrics` alone, on a port of its own (`SATANG_METRICS_PORT`); every other path is 404. */
+export const makeMetricsServer = (deps: { readonly log: Logger; readonly metrics: Registry; readonly token?: TokenMatcher }): FastifyInstance => {
+  const logger: FastifyBaseLogger = deps.log.child({ component: 'metrics-http' })
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024,
+    requestTimeout: 30_000,
+    forceCloseConnections: 'idle',
+    frameworkErrors,
+  })
+  registerErrorShapes(app, 1024)
+  registerRoutingErrors(app)
+  registerMetricsRoute(app, deps.metrics, deps.token)
+  return app
+}
+
 /** The HTTP service: `/healthz`, `/metrics`, and the route groups of `deps.routes` (`/v1`, `/callbacks`). */
 export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   const logger: FastifyBaseLogger = deps.log.child({ component: 'http' })
@@ -52,11 +172,14 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     // Callbacks and the API are small requests; a stalled client must not keep a connection forever.
     requestTimeout: 30_000,
     forceCloseConnections: 'idle',
+    // While closing, a request is answered by the stop hook (503 in the API's shape, `retriable`), not fastify's own 503.
+    return503OnClosing: false,
     // Request ids become correlation ids of events and callback ids of refused callbacks: unique across restarts.
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,
   })
+  const stop = registerStopping(app)
   const routes: RegisteredRoute[] = []
   registered.set(app, routes)
   app.addHook('onRoute', (r) => {
@@ -64,6 +187,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // An answer given while stopping closes its connection: the client's next request goes elsewhere.
+    if (stop.stopping) reply.header('connection', 'close')
   })
   // Redirect forms of the gateway arrive as application/x-www-form-urlencoded.
   void app.register(formbody)
@@ -86,7 +211,7 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: deps.version, checks: Object.fromEntries(results) })
   })
 
-  app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.metrics()))
+  if (deps.metricsHere !== false) registerMetricsRoute(app, deps.metrics, deps.metricsToken)
 
   // The OpenAPI document of `/v1` (`GET /v1/openapi.json`) is built from the routes added once the plugin has loaded.
   registerOpenApi(app, deps.version)

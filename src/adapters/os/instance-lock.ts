@@ -6,6 +6,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { Logger } from '../../logger.ts'
 import { identityOf, isRunning } from './processes.ts'
+import { refusalText, writeFileNoFollow } from './safe-write.ts'
 
 /**
  * One satang per data directory. The process that owns a data directory (its embedded PostgreSQL,
@@ -145,9 +146,9 @@ const makeLock = (log: Logger, path: string, holder: LockHolder): InstanceLock =
     path,
     describe: async (extra) => {
       if (!(await stillOurs())) return log.warn({ path }, 'the lock file is no longer this process\'s; not updating it')
-      const staged = `${path}.${holder.token}.update`
-      await writeFile(staged, `${JSON.stringify({ ...holder, ...extra })}\n`, { mode: 0o644 })
-      await rename(staged, path)
+      // Not through a staged name of its own: the token in it is readable by anyone, so a link could wait there.
+      const written = await writeFileNoFollow(path, `${JSON.stringify({ ...holder, ...extra })}\n`, 0o644)
+      if (E.isLeft(written)) log.warn({ path }, `not updating the lock file: ${refusalText(written.left)}`)
     },
     release: async () => {
       if (await stillOurs()) await unlink(path)

@@ -15,7 +15,7 @@ export type AnchorWritten<A = unknown> = {
 }
 
 /**
- * Writes signed anchors of the event log (README "Tamper evidence"). `write` answers null when the log
+ * Writes signed anchors of the event log (docs/audit.md "Tamper evidence"). `write` answers null when the log
  * has not moved since the last anchor.
  */
 export type AnchorWriter = {

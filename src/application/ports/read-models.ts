@@ -20,6 +20,16 @@ export type ReadModelFailure = {
   readonly cause: unknown
 }
 
+/** What a quarantined callback claims to be about: the ids it names (`claimed` of CallbackQuarantined). */
+export type QuarantineClaim = {
+  readonly merchantId: string
+  readonly kind: 'order' | 'refund' | 'subscription'
+  readonly id: string
+}
+
+/** Quarantined callbacks as the audit log keeps them, up to its checkpoint (`undefined`: it has applied nothing yet). */
+export type QuarantinedKept = { readonly events: ReadonlyArray<RecordedEvent>; readonly checkpoint: Position | undefined }
+
 /** The creates awaiting their outcome, as of the `orders` read model's checkpoint. */
 export type OpenCreates = { readonly streams: ReadonlySet<string>; readonly checkpoint: Position | undefined }
 
@@ -37,6 +47,8 @@ export type ReadModelQueries = {
   readonly openCreates: () => TE.TaskEither<ReadModelFailure, OpenCreates>
   /** The events of `stream` as the audit log keeps them, in stream order (possibly a prefix of the stream). */
   readonly auditEvents: (stream: string) => TE.TaskEither<ReadModelFailure, ReadonlyArray<RecordedEvent>>
+  /** The quarantined callbacks claiming `claim`, in log order, found by the audit log's index of claimed ids (never a scan of the quarantine). */
+  readonly quarantinedNaming: (claim: QuarantineClaim) => TE.TaskEither<ReadModelFailure, QuarantinedKept>
 }
 
 /** Which items a reconciliation run checks (see `ReconciliationQueries.scope`). */

@@ -51,6 +51,7 @@ import { callbackQuarantined, quarantineNaturalKey } from './common/callback-qua
 import { ledgerPeriodClosed } from '../ledger/events/ledger-period-closed.ts'
 import { isLedgerPeriodEvent, ledgerPeriodEventNaturalKey } from '../ledger/period.ts'
 import { callbackRejected } from './common/callback-rejected.ts'
+import { consoleSignInLockedOut, consoleSignInNaturalKey } from './common/console-sign-in-locked-out.ts'
 import { discrepancyObserved } from './common/discrepancy-observed.ts'
 import { notificationReceived } from './common/notification-received.ts'
 import { queryNotFound } from './common/query-not-found.ts'
@@ -97,6 +98,7 @@ export const eventDefinitions = {
   ReconciliationRunSuperseded: reconciliationRunSuperseded,
   ReconciliationBreakAcknowledged: reconciliationBreakAcknowledged,
   LedgerPeriodClosed: ledgerPeriodClosed,
+  ConsoleSignInLockedOut: consoleSignInLockedOut,
 } as const
 
 type Definitions = typeof eventDefinitions
@@ -176,6 +178,7 @@ export const naturalKeyOf = (stream: string, e: DomainEvent): string => {
   if (e.type === 'CallbackQuarantined') return quarantineNaturalKey(stream, e.data.fingerprint)
   if (e.type === 'RefundAmountReserved' || e.type === 'RefundLedgersOpened') return refundLedgerNaturalKey(stream, e)
   if (isLedgerPeriodEvent(e)) return ledgerPeriodEventNaturalKey(stream, e)
+  if (e.type === 'ConsoleSignInLockedOut') return consoleSignInNaturalKey(stream, e)
   return subscriptionEventNaturalKey(stream, e)
 }
 
@@ -248,5 +251,7 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
     case 'ReconciliationBreakAcknowledged':
     case 'LedgerPeriodClosed':
       return 'operator'
+    case 'ConsoleSignInLockedOut':
+      return 'api_request'
   }
 }

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { formatCalendarDate, parseCalendarDate } from '../bangkok-time.ts'
 import { keyOf } from '../events/natural-key.ts'
+import { CHARACTER_RULES } from '../gateway/text-rules.ts'
 import { addDays } from '../subscription-schedule.ts'
 import type { Violation } from '../violations.ts'
 import { ledgerPeriodClosed, type LedgerPeriodClosed } from './events/ledger-period-closed.ts'
@@ -64,6 +65,9 @@ export const closeViolations = (c: Pick<ClosePeriod, 'date' | 'closedBy' | 'reas
     ...(c.closedBy.trim() === '' ? [{ path: 'closed_by', rule: 'must name who closes the period' }] : []),
     ...(c.closedBy.length > MAX_CLOSED_BY_LENGTH ? [{ path: 'closed_by', rule: `must be at most ${String(MAX_CLOSED_BY_LENGTH)} characters` }] : []),
     ...(c.reason !== null && c.reason.length > MAX_CLOSE_REASON_LENGTH ? [{ path: 'reason', rule: `must be at most ${String(MAX_CLOSE_REASON_LENGTH)} characters` }] : []),
+    // The texts every message keeps (no NUL, other control characters or lone surrogates), here too.
+    ...CHARACTER_RULES.flatMap((rule) => rule(c.closedBy) ?? []).map((rule) => ({ path: 'closed_by', rule })),
+    ...CHARACTER_RULES.flatMap((rule) => rule(c.reason ?? '') ?? []).map((rule) => ({ path: 'reason', rule })),
   ]
 }
 

@@ -77,6 +77,9 @@ export const trialBalanceJson = (rows: ReadonlyArray<BalanceRow>, scope: Balance
 /** Columns of `--csv`: one row per account, channel and currency (no totals row). */
 export const TRIAL_BALANCE_CSV_COLUMNS = ['account', 'normal_balance', 'channel', 'currency', 'debit_satang', 'credit_satang', 'balance_satang', 'debit', 'credit', 'balance'] as const
 
+/** The columns of `--csv` that hold numbers (satang and baht); the others are text. */
+export const TRIAL_BALANCE_CSV_NUMERIC: ReadonlyArray<string> = ['debit_satang', 'credit_satang', 'balance_satang', 'debit', 'credit', 'balance']
+
 export const trialBalanceCsvRecords = (rows: ReadonlyArray<BalanceRow>): ReadonlyArray<ReadonlyArray<string>> =>
   rows.map((r) => [
     r.account,

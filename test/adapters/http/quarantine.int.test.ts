@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,10 +23,10 @@ let sandbox: Sandbox
 let reader: Client
 const dirs: string[] = []
 
-const startSatang = (settings: Readonly<Record<string, string>>): Promise<Running> => {
+const startSatang = (settings: Readonly<Record<string, string>>, databaseUrl: string = db.url): Promise<Running> => {
   const dir = mkdtempSync(join(tmpdir(), 'satang-quarantine-'))
   dirs.push(dir)
-  return startTestSatang({ databaseUrl: db.url, gatewayUrl: sandbox.url, dir, token: TOKEN, settings })
+  return startTestSatang({ databaseUrl, gatewayUrl: sandbox.url, dir, token: TOKEN, settings })
 }
 
 const checkout = async (satang: Running, id: string): Promise<string> => {
@@ -40,8 +41,8 @@ const checkout = async (satang: Running, id: string): Promise<string> => {
 }
 
 type Row = { readonly stream_name: string; readonly type: string }
-const eventsOf = async (where: string, params: ReadonlyArray<unknown> = []): Promise<ReadonlyArray<Row>> =>
-  (await reader.query<Row>(`select stream_name, type from "${EVENT_STORE_SCHEMA}".events where ${where} order by position`, [...params])).rows
+const eventsOf = async (where: string, params: ReadonlyArray<unknown> = [], client: Client = reader): Promise<ReadonlyArray<Row>> =>
+  (await client.query<Row>(`select stream_name, type from "${EVENT_STORE_SCHEMA}".events where ${where} order by position`, [...params])).rows
 
 /** A handful of distinct forgeries of the order's PS notification: tampered fields, the merchant's key, another merchant, not JSON. */
 const forgeries = (orderId: string, gatewayOrderId: string): ReadonlyArray<string> => {
@@ -162,8 +163,8 @@ describe('a flood of forged callbacks', () => {
 })
 
 describe('limits on bodies and fields', () => {
-  it('a body over SATANG_HTTP_BODY_LIMIT is 413 naming the limit; a field over SATANG_HTTP_MAX_FIELD_LENGTH is 400 naming the field and the limit; over-long callback fields are quarantined', async () => {
-    const satang = await startSatang({ SATANG_HTTP_BODY_LIMIT: '4096', SATANG_HTTP_MAX_FIELD_LENGTH: '400' })
+  it('a body over SATANG_HTTP_BODY_LIMIT is 413 naming the limit; a field over SATANG_HTTP_MAX_FIELD_LENGTH is 400 naming the field and the limit; over-long callback fields are quarantined, keeping the first SATANG_QUARANTINE_BODY_BYTES of the body with its hash and size', async () => {
+    const satang = await startSatang({ SATANG_HTTP_BODY_LIMIT: '4096', SATANG_HTTP_MAX_FIELD_LENGTH: '400', SATANG_QUARANTINE_BODY_BYTES: '256' })
     try {
       const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }
       const big = await fetch(`${satang.httpUrl}/v1/checkouts`, { method: 'POST', headers, body: JSON.stringify({ order_desc: 'x'.repeat(5000) }) })
@@ -187,15 +188,111 @@ describe('limits on bodies and fields', () => {
 
       const before = (await eventsOf(`stream_name like 'quarantine-%'`)).length
       const real = signedForm(makeSigner(satangCanonicalV1, gatewayPrivateKey), { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: 'LONG-2', order_id: '1', order_status: 'PS', order_amount: '1.00', order_currency: 'THB', order_desc: 'd'.repeat(600) })
-      const callback = await fetch(`${satang.httpUrl}/callbacks/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(real) })
+      const sent = JSON.stringify(real)
+      const callback = await fetch(`${satang.httpUrl}/callbacks/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent })
       expect(callback.status).toBe(400)
       expect(await callback.json()).toEqual({ error: 'invalid_request', violations: [{ path: 'order_desc', rule: 'must be at most 400 characters (SATANG_HTTP_MAX_FIELD_LENGTH)' }] })
-      const kept = await reader.query<{ data: { reason: string; payload: { order_desc: string } } }>(`select data from "${EVENT_STORE_SCHEMA}".events where stream_name like 'quarantine-%' order by position offset $1`, [before])
+      type Kept = { reason: string; bodySha256: string; bodyBytes: number; bodyHead: string; claimed: { merchantOrderId: string } }
+      const kept = await reader.query<{ data: Kept }>(`select data from "${EVENT_STORE_SCHEMA}".events where stream_name like 'quarantine-%' order by position offset $1`, [before])
       expect(kept.rows).toHaveLength(1)
-      expect(kept.rows[0]?.data.reason).toBe('undecodable')
-      expect(kept.rows[0]?.data.payload.order_desc).toBe(`${'d'.repeat(512)}…[88 more]`)
+      expect(kept.rows[0]?.data).toMatchObject({ reason: 'undecodable', bodySha256: createHash('sha256').update(sent).digest('hex'), bodyBytes: Buffer.byteLength(sent), claimed: { merchantOrderId: 'LONG-2' } })
+      const head = kept.rows[0]?.data.bodyHead ?? ''
+      expect(Buffer.byteLength(head)).toBeLessThanOrEqual(256)
+      expect(head).toMatch(/^\{"notify_type":"PAYMENT",.*"order_desc":"d+$/)
     } finally {
       await satang.stop()
     }
   }, 120_000)
+})
+
+/** `name{labels} value` of a Prometheus text exposition, summed over the series that carry `labels`. */
+const metricOf = async (satang: Running, name: string, labels: string): Promise<number> => {
+  const text = await (await fetch(`${satang.httpUrl}/metrics`)).text()
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && l.includes(labels))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)
+}
+
+describe('the quarantine budget (issue 22)', () => {
+  it('a flood of distinct forgeries into two satang processes stops being kept at the day budget of its kind, counted instead; the real notification is recorded during it; a restarted satang keeps to the budget and the event table stops growing', async () => {
+    // A database of its own: the day's budget is the day's, whatever other tests quarantined today.
+    const own = await freshDatabase('quarantinebudget')
+    const client = new Client({ connectionString: own.url })
+    await client.connect()
+    const settings = { SATANG_CALLBACK_RATE_LIMIT: '0', SATANG_QUARANTINE_DAY_EVENTS: '40' }
+    const [a, b] = await Promise.all([startSatang(settings, own.url), startSatang(settings, own.url)])
+    let stopped = false
+    try {
+      const gatewayOrderId = await checkout(a, 'BUDGET-1')
+      const fields = { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: 'BUDGET-1', order_id: gatewayOrderId, order_status: 'PS', order_amount: '420.00', order_currency: 'THB' }
+      // Signed with the merchant's key (not the gateway's), each with its own 3 KB description: 1,200 distinct bodies.
+      const forged = (i: number): string => JSON.stringify(signedForm(makeSigner(satangCanonicalV1, merchantPrivateKey), { ...fields, order_desc: `forged ${String(i)} ${'x'.repeat(3000)}` }))
+      const bodies = Array.from({ length: 1200 }, (_, i) => forged(i))
+      let paidAt = -1
+      const [toA, toB] = await Promise.all([
+        flood(a.httpUrl, bodies.slice(0, 600), 600, 6, async (sent) => {
+          paidAt = sent
+          expect((await control(sandbox, 'POST', `/orders/${gatewayOrderId}/pay`)).status).toBe(200)
+        }),
+        flood(b.httpUrl, bodies.slice(600), 600, 6),
+      ])
+      await sandbox.notifier.idle()
+      expect(paidAt).toBeGreaterThan(0)
+      // Every forgery answered as a bad signature, kept or not.
+      expect([[...toA], [...toB]]).toEqual([[[401, 600]], [[401, 600]]])
+
+      type Kept = { stream_name: string; callback: string; events: number; bytes: number; size: number; head: number }
+      const keptRows = async (): Promise<ReadonlyArray<Kept>> =>
+        (
+          await client.query<Kept>(
+            `select stream_name, data->>'callback' as callback, (data->'dayTotals'->0->>'events')::int as events, (data->'dayTotals'->0->>'bytes')::int as bytes,
+                    octet_length(data::text) as size, octet_length(data->>'bodyHead') as head
+               from "${EVENT_STORE_SCHEMA}".events where stream_name like 'quarantine-%' order by position`,
+          )
+        ).rows
+      const kept = await keptRows()
+      expect(kept).toHaveLength(40)
+      expect(new Set(kept.map((k) => k.callback))).toEqual(new Set(['payment_notification']))
+      // The day totals count 1…40 across both processes, with no gap and no repeat.
+      expect(kept.map((k) => k.events)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+      expect(kept.every((k) => k.head <= 2048 && k.size < 4096)).toBe(true)
+      expect(await metricOf(a, 'satang_quarantine_refused_total', 'kind="payment_notification"') + (await metricOf(b, 'satang_quarantine_refused_total', 'kind="payment_notification"'))).toBe(1160)
+
+      // The gateway's own notification went through during the flood.
+      const order = await eventsOf('stream_name = $1', [`order-${MERCHANT_ID}-BUDGET-1`], client)
+      expect(order.map((e) => e.type)).toEqual(['OrderCreated', 'PaymentRequested', 'PaymentRequestAccepted', 'NotificationReceived', 'StatusObserved'])
+      const payment = await fetch(`${a.httpUrl}/v1/payments/BUDGET-1`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      expect(await payment.json()).toMatchObject({ paid: true, status: { code: 'PS', source: 'notification' } })
+
+      // A restart: the budget is read from what is stored, not from memory.
+      await Promise.all([a.stop(), b.stop()])
+      stopped = true
+      const c = await startSatang(settings, own.url)
+      try {
+        const sizeOf = async (): Promise<number> => Number((await client.query<{ n: string }>(`select pg_relation_size('"${EVENT_STORE_SCHEMA}".events')::text as n`)).rows[0]?.n)
+        const [countBefore, sizeBefore] = [(await eventsOf('true', [], client)).length, await sizeOf()]
+        const more = Array.from({ length: 300 }, (_, i) => forged(5000 + i))
+        expect([...(await flood(c.httpUrl, more, 300, 6))]).toEqual([[401, 300]])
+        expect(await keptRows()).toHaveLength(40)
+        expect((await eventsOf('true', [], client)).length).toBe(countBefore)
+        expect(await sizeOf()).toBeLessThanOrEqual(sizeBefore)
+        expect(await metricOf(c, 'satang_quarantine_refused_total', 'kind="payment_notification"')).toBe(300)
+        // Another kind has its own budget: a forged refund notification is still kept.
+        const refund = await fetch(`${c.httpUrl}/callbacks/notifications`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(signedForm(makeSigner(satangCanonicalV1, merchantPrivateKey), { notify_type: 'REFUND', merchant_id: MERCHANT_ID, merchant_refund_id: 'RF-FORGED', merchant_order_id: 'BUDGET-1' })),
+        })
+        expect(refund.status).toBe(401)
+        expect((await keptRows()).map((k) => k.callback).filter((k) => k === 'refund_notification')).toHaveLength(1)
+      } finally {
+        await c.stop()
+      }
+    } finally {
+      if (!stopped) await Promise.all([a.stop(), b.stop()])
+      await client.end()
+      await own.drop()
+    }
+  }, 300_000)
 })

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../../../src/config.ts'
-import { silentLogger } from '../../../src/logger.ts'
+import { silentLogger, type Logger } from '../../../src/logger.ts'
 import { startSatang, type Running } from '../../../src/main.ts'
 import { GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM } from '../../sandbox/support.ts'
 
@@ -13,7 +13,7 @@ import { GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM } from '.
  * starts in the background and appends a run's events at a moment that depends on the machine's load,
  * which tests that check what a request appended would count as the request's.
  */
-export const startTestSatang = async (o: { readonly databaseUrl: string; readonly gatewayUrl: string; readonly dir: string; readonly token: string; readonly settings?: Readonly<Record<string, string>> }): Promise<Running> => {
+export const startTestSatang = async (o: { readonly databaseUrl: string; readonly gatewayUrl: string; readonly dir: string; readonly token: string; readonly settings?: Readonly<Record<string, string>>; readonly log?: Logger }): Promise<Running> => {
   writeFileSync(join(o.dir, 'merchant.pem'), MERCHANT_PRIVATE_KEY_PEM)
   writeFileSync(join(o.dir, 'gateway.pem'), GATEWAY_PUBLIC_KEY_PEM)
   const config = decodeConfig({
@@ -30,5 +30,5 @@ export const startTestSatang = async (o: { readonly databaseUrl: string; readonl
     ...o.settings,
   })
   if (E.isLeft(config)) throw new Error(JSON.stringify(config.left))
-  return startSatang(config.right, silentLogger(), { allowSuperuser: true })
+  return startSatang(config.right, o.log ?? silentLogger(), { allowSuperuser: true })
 }

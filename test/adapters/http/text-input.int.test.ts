@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import * as t from 'io-ts'
-import { Client } from 'pg'
+import { Client, Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeSigner, signedForm } from '../../../src/domain/gateway/signing.ts'
 import type { Sandbox } from '../../../src/sandbox/sandbox.ts'
@@ -17,8 +17,15 @@ import { PaymentNotification, RefundNotification, SubscriptionNotification } fro
 import { CheckoutRedirectForm, SubscriptionRedirectForm } from '../../../src/domain/gateway/redirect-forms.ts'
 import type { DirectService } from '../../../src/domain/gateway/services.ts'
 import { SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../../../src/domain/gateway/subscription.ts'
-import { escapeRefusedCharacters } from '../../../src/domain/gateway/text-rules.ts'
-import { EVENT_STORE_SCHEMA, type Running } from '../../../src/main.ts'
+import { escapeRefusedCharacters, isCleanText } from '../../../src/domain/gateway/text-rules.ts'
+import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
+import { AckBody } from '../../../src/adapters/http/reconciliation-routes.ts'
+import type { EventStore } from '../../../src/application/ports/event-store.ts'
+import { breakStreamName } from '../../../src/domain/reconciliation/stream.ts'
+import { silentLogger } from '../../../src/logger.ts'
+import { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, type Running } from '../../../src/main.ts'
+import { projectionCaughtUp } from '../../../src/projections/catch-up.ts'
+import { appendOpenBreaks } from '../../support/open-breaks.ts'
 import { aDirectPayment } from '../../domain/gateway/builders.ts'
 import { anyKey, anyText, dotted, HOSTILE_CHARACTERS, nearly, textFieldsOf, valueAt, withValueAt, type TextField } from '../../support/text-fields.ts'
 import { gatewayPrivateKey, MERCHANT_ID, startSandbox } from '../../sandbox/support.ts'
@@ -315,7 +322,7 @@ beforeAll(async () => {
   await reader.connect()
   sandbox = await startSandbox()
   proxy = await startRecordingProxy(sandbox.url)
-  satang = await startTestSatang({ databaseUrl: db.url, gatewayUrl: proxy.url, dir, token: TOKEN })
+  satang = await startTestSatang({ databaseUrl: db.url, gatewayUrl: proxy.url, dir, token: TOKEN, settings: { SATANG_API_TOKENS: `test:${TOKEN}:payments:write+read+audit+reconcile:write` } })
   const order = await created('/v1/checkouts', checkoutBody())
   paidOrder = { merchantOrderId: String(order['merchant_order_id']), gatewayOrderId: String(order['gateway_order_id']) }
   const sub = await created('/v1/subscriptions', subscriptionBody())
@@ -543,4 +550,177 @@ describe('every text field of every callback', () => {
     const route: CallbackRoute = { path: '/callbacks/subscription-redirect', form: true, evidence: 'RedirectReceived', ids: ['merchant_subscribe_id'], fresh: freshSubscription }
     await property(SubscriptionRedirectForm, none, checkCallback(route), 20)
   }, 60_000)
+})
+
+// ---- every other route that takes text ----------------------------------------------------------
+
+/**
+ * Issue 22, item 4: the same text rules beyond /v1 creates, on every route whose text reaches the log —
+ * the acknowledgement of a break through the API and through the console's form (CLI: test/cli/
+ * reconcile.int.test.ts) — and on every key of every JSON body. Each acknowledgement run takes an open
+ * break of its own (seeded as a run detected them), so that an accepted one is seen stored.
+ */
+describe('every text field of every other route', () => {
+  let pool: Pool
+  let store: EventStore
+  let openBreaks: string[] = []
+  const nextBreak = (): string => {
+    const id = openBreaks.shift()
+    if (id === undefined) throw new Error('out of open breaks: seed more')
+    return id
+  }
+  const REASON = 'fee agreed with the gateway'
+
+  beforeAll(async () => {
+    pool = new Pool({ connectionString: db.url, max: 2 })
+    store = makePostgresEventStore({ pool, log: silentLogger() }, { schema: EVENT_STORE_SCHEMA })
+    openBreaks = [...(await appendOpenBreaks(store, MERCHANT_ID, 120))]
+    expect(await projectionCaughtUp({ store, pool }, READ_MODEL_SCHEMA, 'reconciliation', 60_000)).toBe(true)
+  }, 90_000)
+
+  afterAll(async () => {
+    await store.close()
+    await pool.end()
+  })
+
+  /** The acknowledgement a run appended: one ReconciliationBreakAcknowledged on the break's own stream, or none. */
+  const expectAcknowledged = (events: ReadonlyArray<StoredEvent>, breakId: string, reason: string, label: string): void => {
+    expect(events.map((e) => [e.stream, e.type]), label).toEqual([[breakStreamName(MERCHANT_ID, breakId), 'ReconciliationBreakAcknowledged']])
+    expect(events[0]?.data['reason'], `${label}: the reason stored byte for byte (trimmed)`).toBe(reason.trim())
+  }
+
+  // Every character the rules refuse once, U+009B (a C1 control terminals obey) among them.
+  const hostileReasons: ReadonlyArray<Run> = [...HOSTILE_CHARACTERS, '\u009b'].map((c) => ({ path: ['reason'], value: `fee${c}agreed` }))
+
+  it('POST /v1/reconciliation/breaks/{id}/acknowledge: 400 naming the field, or acknowledged with the reason as sent; never 5xx', async () => {
+    const check = async (run: Run): Promise<void> => {
+      const breakId = nextBreak()
+      const body = withValueAt({ reason: REASON }, run.path, run.value)
+      const before = await lastPosition()
+      const answer = await send('POST', `/v1/reconciliation/breaks/${breakId}/acknowledge`, { json: body })
+      const events = await eventsAfter(before)
+      const label = `ack ${dotted(run.path)}=${JSON.stringify(run.value)} → ${String(answer.status)} ${answer.text.slice(0, 300)}`
+      expect(answer.status, label).toBeLessThan(500)
+      if (answer.status === 400) {
+        expect(violationsOf(answer).map((v) => v.path), label).toContain(dotted(run.path))
+        expect(events, `${label}: nothing appended`).toEqual([])
+        openBreaks.push(breakId)
+        return
+      }
+      expect(answer.status, label).toBe(200)
+      expectAcknowledged(events, breakId, String(body['reason']), label)
+    }
+    // A key holding NUL (or another refused character) is refused wherever it is, like a value.
+    const keys: ReadonlyArray<Run> = ['\u0000', '\ud800', '\u0001', '\u009b'].map((c) => ({ path: [`note${c}`], value: 'x' }))
+    await property(AckBody, () => ({ reason: REASON }), check, 25, [...hostileReasons, ...keys])
+  }, 120_000)
+
+  it("the console's acknowledge form: a 400 page naming the field, or acknowledged with the reason as sent; never 5xx", async () => {
+    const signIn = await fetch(`${satang.httpUrl}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: satang.httpUrl }, body: new URLSearchParams({ token: TOKEN }).toString() })
+    expect(signIn.status).toBe(303)
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+    const page = await (await fetch(`${satang.httpUrl}/console/breaks?status=open`, { headers: { cookie } })).text()
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? ''
+    expect(csrf).not.toBe('')
+    const check = async (run: Run): Promise<void> => {
+      const breakId = nextBreak()
+      const fields = withValueAt({ reason: REASON }, run.path, run.value)
+      const form = new URLSearchParams([['csrf', csrf], ...Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])])
+      // What the form carries (a lone surrogate is sent as U+FFFD).
+      const sent = new URLSearchParams(form.toString()).get('reason') ?? ''
+      const before = await lastPosition()
+      const res = await fetch(`${satang.httpUrl}/console/breaks/${breakId}/acknowledge`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: satang.httpUrl, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() })
+      const text = await res.text()
+      const events = await eventsAfter(before)
+      const label = `console ack ${dotted(run.path)}=${JSON.stringify(run.value)} → ${String(res.status)} ${text.slice(-400)}`
+      expect(res.status, label).toBeLessThan(500)
+      if (res.status === 400) {
+        expect(text, label).toMatch(/<li>reason: /)
+        expect(events, `${label}: nothing appended`).toEqual([])
+        openBreaks.push(breakId)
+        return
+      }
+      expect(res.status, label).toBe(303)
+      expectAcknowledged(events, breakId, sent, label)
+    }
+    await property(AckBody, () => ({ reason: REASON }), check, 25, hostileReasons)
+    // The break pages take the same ids and filters: never a 5xx either.
+    const page404 = await fetch(`${satang.httpUrl}/console/breaks/${encodeURIComponent('A\u0000B')}`, { headers: { cookie } })
+    expect(page404.status).toBe(404)
+    const filtered = await fetch(`${satang.httpUrl}/console/breaks?item_id=${encodeURIComponent('A\u0000B')}`, { headers: { cookie } })
+    expect(filtered.status).toBe(400)
+    expect(await filtered.text()).toMatch(/<li>item_id: must not contain NUL/)
+  }, 120_000)
+
+  it('a key breaking the text rules, at any depth of any JSON body on any route: 400 naming it, nothing appended, nothing sent', async () => {
+    const routes = [
+      { method: 'POST', path: () => '/v1/payments', body: (): Fields => directBody({ path: [], kind: 'undeclared' }) },
+      { method: 'POST', path: () => '/v1/checkouts', body: checkoutBody },
+      { method: 'POST', path: () => '/v1/refunds', body: (): Fields => ({ merchant_refund_id: nextId('TXT-RK'), merchant_order_id: paidOrder.merchantOrderId }) },
+      { method: 'POST', path: () => '/v1/subscriptions', body: subscriptionBody },
+      { method: 'PUT', path: () => `/v1/subscriptions/${updatable}`, body: plan },
+      { method: 'POST', path: () => `/v1/reconciliation/breaks/${openBreaks[0] ?? ''}/acknowledge`, body: (): Fields => ({ reason: REASON }) },
+    ] as const
+    const refused = fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0001', '\u001b', '\u007f', '\u009b', '\u009f')
+    // A lone surrogate inserted next to its other half makes a well-formed pair: those keys are left out.
+    const key = fc
+      .tuple(anyKey, refused, fc.nat({ max: 10 }))
+      .map(([k, c, at]) => `${k.slice(0, at)}${c}${k.slice(at)}`)
+      .filter((k) => !isCleanText(k))
+    // Top level, inside an object the message has (customer), or inside one it does not.
+    const where = fc.constantFrom<ReadonlyArray<string>>([], ['customer'], ['extra'])
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), where, key, async (route, parent, k) => {
+        const path = [...parent, k]
+        const body = withValueAt(route.body(), path, 'value')
+        const before = await lastPosition()
+        const sentBefore = proxy.bodies.length
+        const answer = await send(route.method, route.path(), { json: body })
+        const label = `${route.method} ${route.path()} key ${JSON.stringify(dotted(path))} → ${String(answer.status)} ${answer.text.slice(0, 300)}`
+        expect(answer.status, label).toBe(400)
+        expect(violationsOf(answer).map((v) => v.path), label).toContain(dotted(path))
+        expect(await eventsAfter(before), label).toEqual([])
+        expect(proxy.bodies.slice(sentBefore), label).toEqual([])
+      }),
+      { numRuns: 40, examples: routes.map((r): [(typeof routes)[number], ReadonlyArray<string>, string] => [r, [], 'a\u0000b']), endOnFailure: true },
+    )
+  }, 120_000)
+
+  it('ids and filters of the reconciliation reads: 400 naming them or 404, never 5xx', async () => {
+    const wellFormed = anyText.filter((s) => s !== '' && !/\p{Cs}/u.test(s))
+    const routes = [
+      { path: (id: string) => `/v1/reconciliation/runs/${id}`, param: 'id' },
+      { path: (id: string) => `/v1/reconciliation/breaks/${id}`, param: 'id' },
+      { path: (id: string) => `/v1/reconciliation/breaks?item_id=${id}`, param: 'item_id' },
+      { path: (id: string) => `/v1/reconciliation/breaks/${id}/acknowledge`, param: 'break_id', method: 'POST' },
+    ] as const
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), wellFormed, async (route, id) => {
+        const before = await lastPosition()
+        const method = 'method' in route ? route.method : 'GET'
+        const answer = await send(method, route.path(encodeURIComponent(id)), method === 'POST' ? { json: { reason: REASON } } : undefined)
+        const label = `${method} ${route.path(JSON.stringify(id))} → ${String(answer.status)} ${answer.text.slice(0, 200)}`
+        expect(answer.status, label).toBeLessThan(500)
+        if (answer.status === 400) expect(violationsOf(answer).map((v) => v.path), label).toContain(route.param)
+        expect(await eventsAfter(before), label).toEqual([])
+      }),
+      { numRuns: routes.length + 30, examples: routes.map((r) => [r, `A\u0000B`]), endOnFailure: true },
+    )
+  }, 60_000)
+})
+
+describe('as_of refuses impossible calendar days with the message `satang reconcile --date` gives', () => {
+  it.each([
+    ['2026-02-30', 'day must be 01 to 28 in 2026-02'],
+    ['2026-11-31', 'day must be 01 to 30 in 2026-11'],
+    ['2026-02-30T00:00:00+07:00', 'day must be 01 to 28 in 2026-02'],
+    ['2026-13-01T00:00:00Z', 'month must be 01 to 12'],
+    ['2026-02-28T24:00:00Z', 'hour must be 00 to 23'],
+  ])('as_of=%s → 400 "%s" on the trial balance and on a payment', async (asOf, rule) => {
+    for (const path of [`/v1/ledger/balances?as_of=${encodeURIComponent(asOf)}`, `/v1/payments/${paidOrder.merchantOrderId}?as_of=${encodeURIComponent(asOf)}`]) {
+      const answer = await send('GET', path)
+      expect(answer.status, `${path}: ${answer.text}`).toBe(400)
+      expect(violationsOf(answer), path).toContainEqual({ path: 'as_of', rule })
+    }
+  })
 })

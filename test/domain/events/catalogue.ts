@@ -1,4 +1,5 @@
-import { quarantineCallback } from '../../../src/domain/events/common/callback-quarantined.ts'
+import { quarantineCallback, withDayTotals } from '../../../src/domain/events/common/callback-quarantined.ts'
+import { signInLockedOut } from '../../../src/domain/events/common/console-sign-in-locked-out.ts'
 import type { DomainEvent } from '../../../src/domain/events/registry.ts'
 import { refundAmountReserved, refundLedgersOpened } from '../../../src/domain/refund/index.ts'
 import type { OrderEvent } from '../../../src/domain/order/index.ts'
@@ -112,16 +113,21 @@ export const reconciliationEvents = (): ReadonlyArray<DomainEvent> => {
 
 /** A forged notification (payer data included, to be redacted) quarantined; an order's refundable ledger and the upgrade marker. */
 export const trustEvents = (): ReadonlyArray<DomainEvent> => [
-  quarantineCallback({
-    callback: 'payment_notification',
-    reason: 'bad_signature',
-    detail: 'signature does not match the gateway key',
-    violations: [],
-    fingerprint: 'a'.repeat(64),
-    signatureVerified: false,
-    receivedAt: at(9),
-    fields: { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: order.ORDER_ID, order_status: 'PS', order_amount: '1.00', customer: { full_name: 'Somchai Jaidee', phone: '0812345678' }, sign: 'AAAA' },
-  }),
+  withDayTotals(
+    quarantineCallback({
+      callback: 'payment_notification',
+      reason: 'bad_signature',
+      detail: 'signature does not match the gateway key',
+      violations: [],
+      fingerprint: 'a'.repeat(64),
+      signatureVerified: false,
+      receivedAt: at(9),
+      fields: { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: order.ORDER_ID, order_status: 'PS', order_amount: '1.00', customer: { full_name: 'Somchai Jaidee', phone: '0812345678' }, sign: 'AAAA' },
+      body: { sha256: 'b'.repeat(64), bytes: 236, text: '' },
+      headBytes: 2048,
+    }),
+    [{ callback: 'payment_notification', events: 1, bytes: 812 }],
+  ),
   refundAmountReserved.make({ merchantId: MERCHANT_ID, merchantOrderId: order.ORDER_ID, merchantRefundId: 'RF-1', amount: sat(2500n), currency: 'THB', basis: 'decided', source: 'notification', reservedAt: at(10) }),
   refundLedgersOpened.make({ merchantId: MERCHANT_ID, refundsCarried: 3, ordersCarried: 2, openedAt: at(11) }),
 ]
@@ -136,5 +142,8 @@ export const ledgerEvents = (): ReadonlyArray<DomainEvent> => {
   return [...first.right, ...second.right]
 }
 
-export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents(), ...trustEvents(), ...ledgerEvents()]
+/** Console sign-ins from one address locked out for a minute after six wrong tokens. */
+export const consoleEvents = (): ReadonlyArray<DomainEvent> => [signInLockedOut({ address: '198.51.100.23', failures: 6, windowSeconds: 60, lockedAt: at(12), lockedUntil: at(13) })]
+
+export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents(), ...trustEvents(), ...ledgerEvents(), ...consoleEvents()]
 

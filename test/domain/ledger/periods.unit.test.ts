@@ -50,6 +50,13 @@ describe('closing periods (given closes, when a close, then an event or a reject
       left: { _tag: 'InvalidClose', violations: [{ path: 'date' }, { path: 'closed_by', rule: 'must name who closes the period' }, { path: 'reason', rule: 'must be at most 1000 characters' }] },
     })
   })
+  it('who closes and why keep the text rules of every text (no NUL, other controls or lone surrogates)', () => {
+    for (const c of ['\u0000', '\u0001', '\u001b', '\u009b', '\ud800']) {
+      const r = decideClose(close('2026-01-03', { closedBy: `finance${c}`, reason: `signed off${c}` }), initialPeriodsState)
+      expect(r, JSON.stringify(c)).toMatchObject({ _tag: 'Left', left: { _tag: 'InvalidClose', violations: [{ path: 'closed_by' }, { path: 'reason' }] } })
+    }
+    expect(E.isRight(decideClose(close('2026-01-03', { closedBy: 'การเงิน', reason: 'line one\nline two\tend' }), initialPeriodsState))).toBe(true)
+  })
 })
 
 const fact = (kind: PostingFact['kind'], amount: bigint): PostingFact => ({

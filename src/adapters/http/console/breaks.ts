@@ -3,8 +3,10 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { readAuditTrail, type AuditEntry, type AuditUndecodable } from '../../../application/audit.ts'
 import type { Cause } from '../../../application/deps.ts'
+import { MAX_REASON_LENGTH } from '../../../application/reconciliation-acknowledge.ts'
 import type { Json, JsonObject } from '../../../application/ports/event-store.ts'
 import { isJsonObject } from '../../../domain/events/json.ts'
+import { isCleanText } from '../../../domain/gateway/text-rules.ts'
 import { BREAK_CLASSES } from '../../../domain/reconciliation/break-class.ts'
 import { BREAK_STATUSES } from '../../../domain/reconciliation/lifecycle.ts'
 import { breakStreamName } from '../../../domain/reconciliation/stream.ts'
@@ -26,7 +28,6 @@ import type { ConsoleSession } from './session.ts'
  */
 
 const PAGE = 50
-const MAX_REASON = 1000
 
 const str = (o: JsonObject, k: string): string | null => {
   const v = o[k]
@@ -70,7 +71,7 @@ const ackForm = (b: JsonObject, session: ConsoleSession): Html => {
   if (!session.scopes.includes('reconcile:write')) return html`<p class="muted">Acknowledging needs a token with the scope reconcile:write.</p>`
   return html`<form class="ack" method="post" action="${CONSOLE}/breaks/${encodeURIComponent(id)}/acknowledge">
 <input type="hidden" name="csrf" value="${session.csrf}">
-<label>Reason (required)<textarea name="reason" required maxlength="${MAX_REASON}" rows="2" cols="40"></textarea></label>
+<label>Reason (required)<textarea name="reason" required maxlength="${MAX_REASON_LENGTH}" rows="2" cols="40"></textarea></label>
 <button>Acknowledge</button></form>`
 }
 
@@ -137,7 +138,8 @@ ${next === null ? '' : html`<p><a href="${next}" rel="next">Next page →</a></p
     const session = pageSession(c.sessions, request, reply, 'read', c.now())
     if (session === undefined) return reply
     const id = t.UnknownRecord.is(request.params) && typeof request.params['id'] === 'string' ? request.params['id'] : ''
-    const b = await readBreak(c.readModels, c.merchantId, id)
+    // No break id holds a control character or a lone surrogate (and PostgreSQL cannot compare one with NUL).
+    const b = isCleanText(id) ? await readBreak(c.readModels, c.merchantId, id) : null
     if (b === null) return messagePage(reply, 404, session, 'No such break', html`<p>There is no break ${id}.</p>`)
     const trail = await readAuditTrail({ store: c.store }, breakStreamName(c.merchantId, id))()
     const events = E.isRight(trail) ? (trail.right?.events ?? []) : []
@@ -152,8 +154,8 @@ ${E.isLeft(trail) ? html`<p class="error">The event log could not be read.</p>` 
     const session = formSession(c.sessions, request, reply, 'reconcile:write', c.now())
     if (session === undefined) return reply
     const id = t.UnknownRecord.is(request.params) && typeof request.params['id'] === 'string' ? request.params['id'] : ''
-    const reason = (formField(request, 'reason') ?? '').trim()
-    if (reason === '' || reason.length > MAX_REASON) return messagePage(reply, 400, session, 'A reason is required', html`<p>Say why the break is closed (1 to ${MAX_REASON} characters). <a href="${CONSOLE}/breaks/${encodeURIComponent(id)}">Back to the break</a></p>`)
+    // The reason as typed: the acknowledgement's own rules (required, length, the text rules) answer below, naming it.
+    const reason = formField(request, 'reason') ?? ''
     const cause: Cause = { correlationId: request.id, causationId: request.id, actor: session.tokenName }
     const result = await c.acknowledge(id, session.tokenName, reason, cause)
     switch (result._tag) {
@@ -166,7 +168,13 @@ ${E.isLeft(trail) ? html`<p class="error">The event log could not be read.</p>` 
       case 'Conflict':
         return messagePage(reply, 409, session, 'Not acknowledged', html`<p>${result.message}</p>`)
       case 'InvalidRequest':
-        return messagePage(reply, 400, session, 'Not acknowledged', html`<ul>${result.violations.map((v) => html`<li>${v.path}: ${v.rule}</li>`)}</ul>`)
+        return messagePage(
+          reply,
+          400,
+          session,
+          'Not acknowledged',
+          html`<ul class="error">${result.violations.map((v) => html`<li>${v.path}: ${v.rule}</li>`)}</ul><p>Say why the break is closed (1 to ${MAX_REASON_LENGTH} characters). <a href="${CONSOLE}/breaks/${encodeURIComponent(id)}">Back to the break</a></p>`,
+        )
       case 'GatewayRejected':
       case 'GatewayUnavailable':
       case 'Unavailable':

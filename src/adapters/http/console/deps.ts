@@ -11,6 +11,8 @@ export type ConsoleDeps = {
   readonly store: EventStore
   readonly merchantId: string
   readonly tokens: ReadonlyArray<ApiToken>
+  /** The installation's session secret (SATANG_SESSION_SECRET_FILE, else SATANG_DATA_DIR/session-secret): signs console sessions. */
+  readonly sessionSecret: Buffer
   readonly acknowledge: (breakId: string, actor: string, reason: string, cause: Cause) => Promise<UseCaseResult>
   readonly now: () => Date
   /** The Kafka topic the relay publishes to, when there is a relay (its lag is shown). */

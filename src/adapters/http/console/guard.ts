@@ -3,20 +3,19 @@ import * as t from 'io-ts'
 import type { ApiScope } from '../api-tokens.ts'
 import { html } from './html.ts'
 import { CONSOLE, messagePage, sendPage } from './layout.ts'
-import { cookieValue, sameCsrf, SESSION_COOKIE, type ConsoleSession, type Sessions } from './session.ts'
+import { sameCsrf, type ConsoleSession, type Sessions } from './session.ts'
 import { signInPage } from './sign-in.ts'
 
 /*
- * Who may see and do what: a page needs a session (else 401 with the sign-in form) whose token has the
+ * Who may see and do what: a page needs a session (read once per request by the console's onRequest
+ * hook, routes.ts; else 401 with the sign-in form) whose token has the
  * page's scope (else 403); a form that changes something must come from the console itself (a
  * cross-site request is refused: Sec-Fetch-Site or Origin from elsewhere) and carry the session's
  * CSRF token (else 403).
  */
 
-export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date): ConsoleSession | undefined => {
-  const value = cookieValue(request.headers.cookie, SESSION_COOKIE)
-  return value === undefined ? undefined : sessions.read(value, now)
-}
+/** The session of a request, as the console's onRequest hook found it (signature, expiry, not signed out). */
+export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date): ConsoleSession | undefined => sessions.current(request, now)
 
 /** The session of a request that may see a page needing `scope`; otherwise the refusal is sent and undefined returned. */
 export const pageSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { stringify } from 'csv-stringify/sync'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { parseCalendarDate, bangkokDateOf, formatCalendarDate } from '../../../domain/bangkok-time.ts'
-import { currencyTotals, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceCsvRecords, type BalanceRow } from '../../../domain/ledger/report.ts'
+import { currencyTotals, type BalanceRow } from '../../../domain/ledger/report.ts'
+import { trialBalanceCsv } from '../../report/csv.ts'
 import { normalSideOf } from '../../../domain/ledger/accounts.ts'
 import { readTrialBalanceAsOf, readDailyBalances } from '../../../projections/ledger-as-of.ts'
 import { readTrialBalance } from '../../../projections/ledger.ts'
@@ -88,7 +88,7 @@ ${chart}`
     const asked = await ledgerRequest(request, reply)
     if (asked === undefined) return reply
     const { date, rows } = asked
-    const csv = stringify(trialBalanceCsvRecords(rows).map((r) => [...r]), { header: true, columns: [...TRIAL_BALANCE_CSV_COLUMNS] })
+    const csv = trialBalanceCsv(rows)
     return reply
       .code(200)
       .header('content-type', 'text/csv; charset=utf-8')

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import * as E from 'fp-ts/lib/Either.js'
+import { recordSignInLockout } from '../../../application/console-sign-in.ts'
+import { makePostgresEndedSessions } from '../../../platform/postgres/console-sessions.ts'
 import { makeTokenMatcher } from '../api-tokens.ts'
 import { CHARTS_JS, chartLibrary } from './assets.ts'
 import { registerBreaks } from './breaks.ts'
@@ -11,19 +15,26 @@ import { registerLedger } from './ledger.ts'
 import { registerOverview } from './overview.ts'
 import { makeSessions, sessionCookie } from './session.ts'
 import { registerSignIn } from './sign-in.ts'
+import { makeSignInThrottle } from './sign-in-throttle.ts'
 import { STYLESHEET } from './style.ts'
 
 /**
- * The web console under `/console` (README "The console"): server-rendered pages over the read models,
+ * The web console under `/console` (docs/finance.md "The web console"): server-rendered pages over the read models,
  * signed in with an API token; it writes nothing but acknowledgements of breaks. Its assets (the
  * stylesheet, uPlot from node_modules, the charts script) are served from `/console/assets/`.
  */
 export const registerConsoleRoutes =
   (deps: ConsoleDeps) =>
   (app: FastifyInstance): void => {
-    const sessions = makeSessions(deps.tokens)
+    const sessions = makeSessions({ secret: deps.sessionSecret, tokens: deps.tokens, ended: makePostgresEndedSessions(deps.readModels) })
     const c = { ...deps, sessions }
+    const throttle = makeSignInThrottle()
     void app.register(async (scope) => {
+      // Each request's session is read once, here (a database lookup: was it signed out?); the pages take it from there.
+      scope.addHook('onRequest', async (request) => {
+        if (request.url.startsWith(`${CONSOLE}/assets/`)) return
+        await sessions.authenticate(request, request.headers.cookie, deps.now())
+      })
       // A page that fails answers an HTML page (the API's JSON error shape would be no use to a person).
       scope.setErrorHandler(async (error, request, reply) => {
         const status = typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500
@@ -48,10 +59,24 @@ export const registerConsoleRoutes =
       asset('console.css', `${library.uplotCss.body}\n${STYLESHEET}`, 'text/css; charset=utf-8')
       asset('charts.js', CHARTS_JS, 'text/javascript; charset=utf-8')
 
-      registerSignIn(scope, { sessions, tokens: makeTokenMatcher(deps.tokens), now: deps.now, sameSite: sameSiteRequest })
+      registerSignIn(scope, {
+        sessions,
+        tokens: makeTokenMatcher(deps.tokens),
+        now: deps.now,
+        sameSite: sameSiteRequest,
+        throttle,
+        lockedOut: async (lockout, request) => {
+          const id = `console-sign-in-${randomUUID()}`
+          const recorded = await recordSignInLockout({ store: deps.store, now: deps.now }, lockout, { correlationId: id, causationId: id })()
+          if (E.isLeft(recorded)) request.log.error({ err: recorded.left }, 'console: a sign-in lockout could not be recorded in the event log (the lockout holds)')
+        },
+      })
       scope.post(`${CONSOLE}/sign-out`, async (request, reply) => {
         const session = formSession(sessions, request, reply, 'read', deps.now())
         if (session === undefined) return reply
+        // Ended in the database before the cookie is cleared: the old value is refused by every api process.
+        await sessions.end(session)
+        request.log.info({ tokenName: session.tokenName }, 'console: signed out')
         return reply.code(303).header('set-cookie', sessionCookie(null, request.protocol === 'https')).header('location', `${CONSOLE}/sign-in`).send()
       })
       registerOverview(scope, c)

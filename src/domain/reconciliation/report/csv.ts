@@ -4,7 +4,8 @@ import type { ReconciliationReport } from './model.ts'
 
 /* The report's tables as CSV records (`--csv DIR`: days.csv, breaks.csv, healed.csv): satang and baht columns, no totals rows. */
 
-export type CsvTable = { readonly file: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<string>> }
+/** `numeric`: the columns of numbers (counts, satang, baht); every other column is text. */
+export type CsvTable = { readonly file: string; readonly columns: ReadonlyArray<string>; readonly numeric: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<string>> }
 
 const OUTCOME_COLUMNS = [
   ['matched', 'matched'],
@@ -15,19 +16,18 @@ const OUTCOME_COLUMNS = [
   ['break', 'breaks'],
 ] as const
 
+const DAY_NUMBERS = [
+  ...OUTCOME_COLUMNS.flatMap(([, name]) => [`${name}_count`, `${name}_satang`, name]),
+  'at_stake_satang',
+  'at_stake',
+  'open_breaks_now',
+  ...BREAK_CLASSES.flatMap((c) => [`${c}_count`, `${c}_at_stake_satang`]),
+]
+
 export const daysTable = (r: ReconciliationReport): CsvTable => ({
   file: 'days.csv',
-  columns: [
-    'day',
-    'verdict',
-    'run_id',
-    'reconciled_at',
-    ...OUTCOME_COLUMNS.flatMap(([, name]) => [`${name}_count`, `${name}_satang`, name]),
-    'at_stake_satang',
-    'at_stake',
-    'open_breaks_now',
-    ...BREAK_CLASSES.flatMap((c) => [`${c}_count`, `${c}_at_stake_satang`]),
-  ],
+  columns: ['day', 'verdict', 'run_id', 'reconciled_at', ...DAY_NUMBERS],
+  numeric: DAY_NUMBERS,
   rows: r.days.map((d) => [
     d.day,
     d.verdict ?? 'not_reconciled',
@@ -63,6 +63,7 @@ export const breaksTable = (r: ReconciliationReport): CsvTable => ({
     'trace_id',
     'observation_key',
   ],
+  numeric: ['amount_at_stake_satang', 'amount_at_stake', 'age_days'],
   rows: r.openBreaks.map((b) => [
     b.breakId,
     b.class,
@@ -88,6 +89,7 @@ export const breaksTable = (r: ReconciliationReport): CsvTable => ({
 export const healedTable = (r: ReconciliationReport): CsvTable => ({
   file: 'healed.csv',
   columns: ['run_id', 'item_kind', 'item_id', 'day', 'from_status', 'to_status', 'amount_satang', 'amount', 'healed_at'],
+  numeric: ['amount_satang', 'amount'],
   rows: r.healed.map((h) => [h.runId, h.itemKind, h.itemId, h.day, h.from ?? '', h.to, h.amount.toString(), formatAmount(h.amount), h.healedAt.toISOString()]),
 })
 
