@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.satang/**', 'coverage/**', '.scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.satang/**', 'coverage/**', '.scratch/**', '.stryker-tmp/**', 'reports/**'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.recommended],

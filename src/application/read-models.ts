@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { JsonObject } from './ports/event-store.ts'
+import * as t from 'io-ts'
+import { oneOf } from '../domain/gateway/text-codecs.ts'
 import type { Projected, ReadModelFailure, ReadModelQueries } from './ports/read-models.ts'
 import type { RecordingDeps } from './deps.ts'
 
@@ -29,5 +30,9 @@ export const freshProjection = async <A>(
   return headPosition === projected.right.position ? projected.right : undefined
 }
 
+/** Where a read was answered from. */
+export const ServedFrom = t.partial({ served_from: oneOf('ServedFrom', ['event_log', 'read_model']), read_model_position: t.string })
+export type ServedFrom = t.TypeOf<typeof ServedFrom>
+
 /** Marks an answer with where it came from. */
-export const servedFrom = (position: string | undefined): JsonObject => (position === undefined ? { served_from: 'event_log' } : { served_from: 'read_model', read_model_position: position })
+export const servedFrom = (position: string | undefined): ServedFrom => (position === undefined ? { served_from: 'event_log' } : { served_from: 'read_model', read_model_position: position })

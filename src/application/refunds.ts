@@ -7,6 +7,9 @@ import { formatAmount } from '../domain/money.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import { needsReview, refundStreamName, type Refund } from '../domain/refund/index.ts'
 import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
+import { nullable } from '../domain/events/codecs.ts'
+import { TrackedBy } from '../domain/refund/events/refund-tracked.ts'
+import { BahtText, DiscrepancyView, discrepancyView, IsoInstantText, StatusView, statusView } from '../domain/views.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
 import { gatewayFailure } from './payments.ts'
 import { recordRefundDecision } from './refund-context.ts'
@@ -15,34 +18,38 @@ import { load, orderKind, record, refundKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
 
+/** A refund as the merchant API shows it (the JSON of `refundView`). */
+export const RefundView = t.type(
+  {
+    merchant_id: t.string,
+    merchant_refund_id: t.string,
+    merchant_order_id: t.string,
+    tracked_by: TrackedBy,
+    tracked_at: IsoInstantText,
+    refund_order_id: nullable(t.string),
+    status: nullable(StatusView),
+    recorded: nullable(t.type({ refund_amount: BahtText, refund_currency: t.string, recorded_at: IsoInstantText })),
+    needs_review: t.boolean,
+    unclassified_statuses: t.array(t.string),
+    discrepancies: t.array(DiscrepancyView),
+  },
+  'RefundView',
+)
+export type RefundView = t.TypeOf<typeof RefundView>
+
 /** A refund as the merchant API shows it, folded from its stream. */
-export const refundView = (r: Refund): JsonObject => ({
+export const refundView = (r: Refund): RefundView => ({
   merchant_id: r.merchantId,
   merchant_refund_id: r.merchantRefundId,
   merchant_order_id: r.merchantOrderId,
   tracked_by: r.trackedBy,
   tracked_at: iso(r.trackedAt),
   refund_order_id: r.refundOrderId,
-  status:
-    r.status === null
-      ? null
-      : {
-          code: r.status.code,
-          meaning: r.status.classification.meaning,
-          outcome: r.status.classification.outcome,
-          final: r.status.classification.final,
-          source: r.status.source,
-          observed_at: iso(r.status.observedAt),
-        },
+  status: r.status === null ? null : statusView(r.status),
   recorded: r.recorded === null ? null : { refund_amount: formatAmount(r.recorded.amount), refund_currency: r.recorded.currency, recorded_at: iso(r.recorded.recordedAt) },
   needs_review: needsReview(r),
   unclassified_statuses: [...r.unclassifiedStatuses],
-  discrepancies: r.discrepancies.map((x) => ({
-    source: x.source,
-    observed_at: iso(x.observedAt),
-    status_code: x.statusCode,
-    mismatches: x.mismatches.map((m) => ({ field: m.field, expected: m.expected, observed: m.observed })),
-  })),
+  discrepancies: r.discrepancies.map(discrepancyView),
 })
 
 /** `POST /v1/refunds`: the refund to track and its order (`merchant_id` may be sent only as satang's own). */

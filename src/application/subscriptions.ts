@@ -2,7 +2,6 @@ import { freshProjection, servedFrom } from './read-models.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { formatCalendarDate } from '../domain/bangkok-time.ts'
-import type { JsonObject } from './ports/event-store.ts'
 import { MerchantSubscribeId } from '../domain/gateway/fields.ts'
 import { SUBSCRIPTION_CANCEL_SERVICE, SUBSCRIPTION_CREATE_SERVICE, SUBSCRIPTION_UPDATE_SERVICE } from '../domain/gateway/services.ts'
 import { SubscriptionCancelRequest, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../domain/gateway/subscription.ts'
@@ -10,6 +9,11 @@ import type { RequestFailure } from '../domain/events/request-outcome.ts'
 import { formatAmount } from '../domain/money.ts'
 import { needsReview, subscriptionStatusOf, subscriptionStreamName, type Subscription, type SubscriptionRejection } from '../domain/subscription/index.ts'
 import { decodeAll, decodeAt, type Violation } from '../domain/violations.ts'
+import { nullable } from '../domain/events/codecs.ts'
+import { IntervalType, Retry } from '../domain/gateway/subscription.ts'
+import { oneOf } from '../domain/gateway/text-codecs.ts'
+import { SubscriptionOperation } from '../domain/subscription/events/subscription-requested.ts'
+import { BahtText, DiscrepancyView, discrepancyView, IsoInstantText } from '../domain/views.ts'
 import type { HandleError } from './command-handler.ts'
 import type { Cause, GatewayError, RecordingDeps } from './deps.ts'
 import { conflict, invalid, notFound, notRecorded, ok, unreadable, type UseCaseResult } from './results.ts'
@@ -17,8 +21,46 @@ import { load, record, subscriptionKind } from './streams.ts'
 
 const iso = (d: Date): string => d.toISOString()
 
+/** A subscription as the merchant API shows it (the JSON of `subscriptionView`). */
+export const SubscriptionView = t.type(
+  {
+    merchant_id: t.string,
+    merchant_subscribe_id: t.string,
+    status: nullable(oneOf('SubscriptionDisplayStatus', ['REQUESTED', 'REQUEST_FAILED', 'OUTCOME_UNKNOWN', 'CREATED', 'ACTIVE', 'SUSPEND', 'COMPLETED', 'CANCELLED'])),
+    lifecycle: oneOf('SubscriptionLifecycle', ['requested', 'request_failed', 'outcome_unknown', 'created', 'active', 'suspended', 'cancelled']),
+    recurring_bill_id: nullable(t.string),
+    link_url: nullable(t.string),
+    plan: t.type({
+      plan_name: t.string,
+      plan_desc: nullable(t.string),
+      interval_type: IntervalType,
+      interval: t.number,
+      total_terms: t.number,
+      billing_amount: BahtText,
+      billing_currency: t.string,
+      retry: Retry,
+      start_date: t.string,
+    }),
+    pending: nullable(t.type({ operation: SubscriptionOperation, phase: oneOf('PendingPhase', ['requested', 'outcome_unknown']), requested_at: IsoInstantText })),
+    charges: nullable(
+      t.type({
+        terms_charged: t.number,
+        consecutive_failures: t.number,
+        status: oneOf('ChargeStatus', ['ACTIVE', 'SUSPEND', 'COMPLETED', 'CANCELLED']),
+        next_attempt: nullable(t.string),
+        terms_skipped: t.number,
+      }),
+    ),
+    needs_review: t.boolean,
+    discrepancies: t.array(DiscrepancyView),
+    merchant_urls: t.type({ notify_url: nullable(t.string), redirect_url: nullable(t.string) }),
+  },
+  'SubscriptionView',
+)
+export type SubscriptionView = t.TypeOf<typeof SubscriptionView>
+
 /** A subscription as the merchant API shows it; `status` is the gateway's or the derived one (CANCELLED, …). */
-export const subscriptionView = (s: Subscription): JsonObject => ({
+export const subscriptionView = (s: Subscription): SubscriptionView => ({
   merchant_id: s.merchantId,
   merchant_subscribe_id: s.merchantSubscribeId,
   status: subscriptionStatusOf(s),
@@ -48,12 +90,7 @@ export const subscriptionView = (s: Subscription): JsonObject => ({
           terms_skipped: s.charges.termsSkipped ?? 0,
         },
   needs_review: needsReview(s),
-  discrepancies: s.discrepancies.map((x) => ({
-    source: x.source,
-    observed_at: iso(x.observedAt),
-    status_code: x.statusCode,
-    mismatches: x.mismatches.map((m) => ({ field: m.field, expected: m.expected, observed: m.observed })),
-  })),
+  discrepancies: s.discrepancies.map(discrepancyView),
   merchant_urls: { notify_url: s.merchantUrls.notifyUrl, redirect_url: s.merchantUrls.redirectUrl },
 })
 

@@ -12,7 +12,7 @@ import type { ReadModels } from '../../projections/types.ts'
 import type { TokenMatcher } from './api-tokens.ts'
 import { requireScope } from './auth.ts'
 import { invalidRequest, sendError } from './errors.ts'
-import { errors, route } from './openapi.ts'
+import { errors, route, withExample } from './openapi.ts'
 import { dateRules, queryOf, reader, type Query } from './query-params.ts'
 
 /**
@@ -220,12 +220,53 @@ const dateParam = (description: string): JsonSchema => str(description, { format
 const currencyParam = str('only this currency', { pattern: '^[A-Z]{3}$', example: 'THB' })
 const channelParam = str('only this channel: an order service such as svc.thaiqr.pay, subscription, or unknown', { pattern: '^[A-Za-z0-9._-]{1,64}$' })
 
+const receivable = { account: 'gateway_receivable', normal_balance: 'debit', channel: 'svc.checkout.apply', currency: 'THB' }
+const BALANCES_EXAMPLE = {
+  as_of: { date_bangkok: null, until_utc: null },
+  filters: { currency: null, channel: null },
+  balances: [
+    { ...receivable, debit_satang: 25000, credit_satang: 0, debit: '250.00', credit: '0.00', balance_satang: 25000, balance: '250.00' },
+    { account: 'sales', normal_balance: 'credit', channel: 'svc.checkout.apply', currency: 'THB', debit_satang: 0, credit_satang: 25000, debit: '0.00', credit: '250.00', balance_satang: -25000, balance: '-250.00' },
+  ],
+  totals: [{ currency: 'THB', debit_satang: 25000, credit_satang: 25000, debit: '250.00', credit: '250.00', balance_satang: 0, balance: '0.00', balanced: true }],
+  balanced: true,
+}
+const ENTRIES_EXAMPLE = {
+  filters: { account: null, channel: null, currency: null, merchant_order_id: 'ORD-1', from: null, to: null },
+  limit: 100,
+  entries: [
+    {
+      entry_id: '9a3f4a52-52b4-4d8e-9a55-0d0e4a6b7c03/1',
+      event_id: '9a3f4a52-52b4-4d8e-9a55-0d0e4a6b7c03',
+      line: 1,
+      position: '0000000000000004',
+      stream_name: 'order-140000000000000001-ORD-1',
+      posting_kind: 'order_paid',
+      merchant_id: '140000000000000001',
+      merchant_order_id: 'ORD-1',
+      merchant_refund_id: null,
+      merchant_subscribe_id: null,
+      ...receivable,
+      debit_satang: 25000,
+      credit_satang: 0,
+      debit: '250.00',
+      credit: '0.00',
+      posted_at: '2026-11-20T10:02:13.000Z',
+      posting_date_bangkok: '2026-11-20',
+      recorded_at: '2026-11-20T10:02:13.204Z',
+      description: 'ORD-1 paid',
+    },
+  ],
+  next_cursor: null,
+}
+
 /** The `schema` of each ledger route, for `/v1/openapi.json`. */
 export const LEDGER_DOCS = {
   balances: route(
     'The trial balance of the ledger',
     'read',
     {
+      operationId: 'getLedgerBalances',
       querystring: {
         type: 'object',
         additionalProperties: false,
@@ -237,7 +278,8 @@ export const LEDGER_DOCS = {
         },
       },
       response: {
-        200: {
+        200: withExample({
+          description: 'the trial balance',
           type: 'object',
           required: ['as_of', 'filters', 'balances', 'totals', 'balanced'],
           properties: {
@@ -265,7 +307,7 @@ export const LEDGER_DOCS = {
             },
             balanced: { type: 'boolean', description: 'debits = credits in every currency' },
           },
-        },
+        }, BALANCES_EXAMPLE),
         ...errors(400, 503),
       },
     },
@@ -275,6 +317,7 @@ export const LEDGER_DOCS = {
     'Ledger entries (posting lines)',
     'read',
     {
+      operationId: 'listLedgerEntries',
       querystring: {
         type: 'object',
         additionalProperties: false,
@@ -290,7 +333,8 @@ export const LEDGER_DOCS = {
         },
       },
       response: {
-        200: {
+        200: withExample({
+          description: 'a page of posting lines',
           type: 'object',
           required: ['filters', 'limit', 'entries', 'next_cursor'],
           properties: {
@@ -325,7 +369,7 @@ export const LEDGER_DOCS = {
               },
             },
           },
-        },
+        }, ENTRIES_EXAMPLE),
         ...errors(400, 503),
       },
     },

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { Cause } from '../../application/deps.ts'
 import type { UseCaseResult } from '../../application/results.ts'
+import { CHARACTER_RULES } from '../../domain/gateway/text-rules.ts'
 import { BREAK_CLASSES, isBreakClass, type BreakClass } from '../../domain/reconciliation/break-class.ts'
 import { BREAK_STATUSES, BreakStatus } from '../../domain/reconciliation/lifecycle.ts'
 import type { Violation } from '../../domain/violations.ts'
@@ -11,12 +12,12 @@ import type { ReadModels } from '../../projections/types.ts'
 import type { TokenMatcher } from './api-tokens.ts'
 import { requireScope, tokenOf } from './auth.ts'
 import { invalidRequest, sendError } from './errors.ts'
-import { errors, route } from './openapi.ts'
+import { errors, route, withExample } from './openapi.ts'
 import { dateRules, queryOf, reader, type Query } from './query-params.ts'
 import { replyWith } from './replies.ts'
 
 /**
- * The reconciliation under `/v1/reconciliation` (README "Reconciliation"): runs, breaks, the verdict
+ * The reconciliation under `/v1/reconciliation` (docs/finance.md "Reconciliation"): runs, breaks, the verdict
  * of each business day (scope `read`), and acknowledging a break (scope `reconcile:write`; the token's
  * name is recorded as the actor).
  */
@@ -52,7 +53,8 @@ const limitRules = (s: string): ReadonlyArray<string> => (/^\d{1,4}$/.test(s) &&
 const classRules = (s: string): ReadonlyArray<string> => (isBreakClass(s) ? [] : [`must be one of ${BREAK_CLASSES.join(', ')}`])
 const statusRules = (s: string): ReadonlyArray<string> => (s === 'open' || BreakStatus.is(s) ? [] : [`must be open or one of ${BREAK_STATUSES.join(', ')}`])
 const ageRules = (s: string): ReadonlyArray<string> => (/^\d{1,5}$/.test(s) ? [] : ['must be a whole number of days'])
-const idRules = (s: string): ReadonlyArray<string> => (s.length <= 128 ? [] : ['must be at most 128 characters'])
+// PostgreSQL cannot even compare a text holding NUL: an id breaking the text rules is refused before any read.
+const idRules = (s: string): ReadonlyArray<string> => [...CHARACTER_RULES.flatMap((rule) => rule(s) ?? []), ...(s.length <= 128 ? [] : ['must be at most 128 characters'])]
 
 type PageRequest = { readonly limit: number; readonly after: PageCursor | null }
 
@@ -104,6 +106,9 @@ const paramOf = (request: FastifyRequest, name: string): string => {
   return typeof value === 'string' ? value : ''
 }
 
+/** The violations of the `id` in the path (a run or break id), before it is looked up. */
+const idViolations = (request: FastifyRequest): ReadonlyArray<Violation> => idRules(paramOf(request, 'id')).map((rule) => ({ path: 'id', rule }))
+
 const readFailed = (request: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply => {
   const code = typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined
   if (code === '42P01' || code === '3F000') return sendError(reply, 503, { error: 'unavailable', message: 'the reconciliation read models do not exist yet: run satang migrate (or satang up)', retriable: true })
@@ -111,7 +116,8 @@ const readFailed = (request: FastifyRequest, reply: FastifyReply, e: unknown): F
   return sendError(reply, 503, { error: 'unavailable', message: 'the reconciliation read models could not be read', retriable: true })
 }
 
-const AckBody = t.type({ reason: t.string })
+/** The body of an acknowledgement (more fields are ignored; every key still keeps the text rules, json-body.ts). */
+export const AckBody = t.type({ reason: t.string })
 
 export const registerReconciliationRoutes =
   (deps: ReconciliationRouteDeps) =>
@@ -134,12 +140,14 @@ export const registerReconciliationRoutes =
       })
     })
 
-    app.get('/v1/reconciliation/runs/:id', read(RECONCILIATION_DOCS.run), async (request, reply) =>
-      guarded(request, reply, async () => {
+    app.get('/v1/reconciliation/runs/:id', read(RECONCILIATION_DOCS.run), async (request, reply) => {
+      const bad = idViolations(request)
+      if (bad.length > 0) return invalidRequest(reply, bad)
+      return guarded(request, reply, async () => {
         const run = await readRun(deps.readModels, deps.merchantId, paramOf(request, 'id'))
         return run === null ? sendError(reply, 404, { error: 'not_found', message: `no reconciliation run ${paramOf(request, 'id')}` }) : reply.code(200).send(run)
-      }),
-    )
+      })
+    })
 
     app.get('/v1/reconciliation/breaks', read(RECONCILIATION_DOCS.breaks), async (request, reply) => {
       const req = breaksRequestOf(queryOf(request))
@@ -150,12 +158,14 @@ export const registerReconciliationRoutes =
       })
     })
 
-    app.get('/v1/reconciliation/breaks/:id', read(RECONCILIATION_DOCS.break), async (request, reply) =>
-      guarded(request, reply, async () => {
+    app.get('/v1/reconciliation/breaks/:id', read(RECONCILIATION_DOCS.break), async (request, reply) => {
+      const bad = idViolations(request)
+      if (bad.length > 0) return invalidRequest(reply, bad)
+      return guarded(request, reply, async () => {
         const b = await readBreak(deps.readModels, deps.merchantId, paramOf(request, 'id'))
         return b === null ? sendError(reply, 404, { error: 'not_found', message: `no break ${paramOf(request, 'id')}` }) : reply.code(200).send(b)
-      }),
-    )
+      })
+    })
 
     app.get('/v1/reconciliation/days', read(RECONCILIATION_DOCS.days), async (request, reply) => {
       const req = daysRequestOf(queryOf(request))
@@ -191,19 +201,48 @@ const breakSchema = open(
   'break_id, class, status (new, persisting, resolved, acknowledged), item { kind, id, merchant_order_id, merchant_refund_id, merchant_subscribe_id, stream }, day, amount_at_stake_satang, satang_view, gateway_view, detail, evidence, first_seen_at, last_seen_at, times_seen, age_days, age_bucket (0-1, 2-7, 8-30, >30), resolved_at, resolution, acknowledged_at, acknowledged_by, acknowledgement_reason',
 )
 
+const RUN_EXAMPLE = {
+  run_id: '5d0e2c4a-1f7b-4b61-9d8e-2b1f0c3a4e51',
+  scope: { kind: 'days', from: '2026-11-20', to: '2026-11-20' },
+  started_by: { trigger: 'scheduler', actor: 'scheduler' },
+  status: 'completed',
+  verdict: 'breaks',
+  items_in_scope: 2,
+  counts: { checked: 2, matched: 1, healed: 0, pending: 0, unchecked: 0, acknowledged: 0, open_breaks: 1, breaks: { missing_internal: 1 } },
+  totals: { checked_satang: 37050, healed_satang: 0, at_stake_satang: 12050, unchecked_satang: 0 },
+  started_at: '2026-11-21T01:00:00.000Z',
+  completed_at: '2026-11-21T01:00:09.000Z',
+}
+const BREAK_EXAMPLE = {
+  break_id: 'order:ORD-2',
+  class: 'missing_internal',
+  status: 'new',
+  item: { kind: 'order', id: 'ORD-2', merchant_order_id: 'ORD-2', merchant_refund_id: null, merchant_subscribe_id: null, stream: 'order-140000000000000001-ORD-2' },
+  day: '2026-11-20',
+  amount_at_stake_satang: 12050,
+  first_seen_at: '2026-11-21T01:00:09.000Z',
+  last_seen_at: '2026-11-21T01:00:09.000Z',
+  times_seen: 1,
+  age_days: 0,
+  age_bucket: '0-1',
+}
+
 export const RECONCILIATION_DOCS = {
   runs: route('Reconciliation runs, newest first', 'read', {
+    operationId: 'listReconciliationRuns',
     querystring: { type: 'object', additionalProperties: false, properties: pageParams },
-    response: { 200: { type: 'object', properties: { runs: { type: 'array', items: run }, next_cursor: { type: 'string', nullable: true } } }, ...errors(400, 503) },
+    response: { 200: withExample({ description: 'a page of runs', type: 'object', properties: { runs: { type: 'array', items: run }, next_cursor: { type: 'string', nullable: true } } }, { runs: [RUN_EXAMPLE], next_cursor: null }), ...errors(400, 503) },
   }),
   run: route('One reconciliation run, with the breaks it saw and the items it healed', 'read', {
+    operationId: 'getReconciliationRun',
     params: idParams('run_id'),
-    response: { 200: open('the run, plus breaks (each break it detected, saw again or resolved) and healed ({ item, day, from, to, amount_satang, healed_at })'), ...errors(404, 503) },
+    response: { 200: withExample(open('the run, plus breaks (each break it detected, saw again or resolved) and healed ({ item, day, from, to, amount_satang, healed_at })'), { ...RUN_EXAMPLE, breaks: [BREAK_EXAMPLE], healed: [] }), ...errors(404, 503) },
   }),
   breaks: route(
     'Reconciliation breaks',
     'read',
     {
+      operationId: 'listReconciliationBreaks',
       querystring: {
         type: 'object',
         additionalProperties: false,
@@ -216,22 +255,24 @@ export const RECONCILIATION_DOCS = {
           ...pageParams,
         },
       },
-      response: { 200: { type: 'object', properties: { breaks: { type: 'array', items: breakSchema }, next_cursor: { type: 'string', nullable: true } } }, ...errors(400, 503) },
+      response: { 200: withExample({ description: 'a page of breaks', type: 'object', properties: { breaks: { type: 'array', items: breakSchema }, next_cursor: { type: 'string', nullable: true } } }, { breaks: [BREAK_EXAMPLE], next_cursor: null }), ...errors(400, 503) },
     },
     'Oldest first sighting first. Age: whole days from first seen to now (to the resolution or acknowledgement for a closed break).',
   ),
-  break: route('One reconciliation break', 'read', { params: idParams('break_id'), response: { 200: breakSchema, ...errors(404, 503) } }),
+  break: route('One reconciliation break', 'read', { operationId: 'getReconciliationBreak', params: idParams('break_id'), response: { 200: withExample(breakSchema, BREAK_EXAMPLE), ...errors(404, 503) } }),
   days: route('The reconciliation verdict of each business day', 'read', {
+    operationId: 'listReconciliationDays',
     querystring: { type: 'object', additionalProperties: false, required: ['from', 'to'], properties: { from: dateParam('first Asia/Bangkok day'), to: dateParam('last day, inclusive (at most 366 days)') } },
     response: {
-      200: {
+      200: withExample({
+        description: 'the verdict of each day',
         type: 'object',
         properties: {
           from: str('from'),
           to: str('to'),
           days: { type: 'array', items: open('day, verdict (reconciled, reconciled_with_pending, breaks, incomplete) of the last run covering it, run_id, reconciled_at, counts, totals, open_breaks_now') },
         },
-      },
+      }, { from: '2026-11-20', to: '2026-11-20', days: [{ day: '2026-11-20', verdict: 'breaks', run_id: RUN_EXAMPLE.run_id, reconciled_at: '2026-11-21T01:00:09.000Z', open_breaks_now: 1 }] }),
       ...errors(400, 503),
     },
   }),
@@ -239,9 +280,21 @@ export const RECONCILIATION_DOCS = {
     'Acknowledge (close) a break with a reason',
     'reconcile:write',
     {
+      operationId: 'acknowledgeReconciliationBreak',
       params: idParams('break_id'),
-      body: { type: 'object', required: ['reason'], additionalProperties: false, properties: { reason: str('why the break is closed (1 to 1000 characters)') } },
-      response: { 200: open('break_id, class, status acknowledged, acknowledged_by (the token name), reason, acknowledged_at, already_acknowledged'), ...errors(400, 404, 409, 503) },
+      body: withExample({ type: 'object', required: ['reason'], additionalProperties: false, properties: { reason: str('why the break is closed (1 to 1000 characters)') } }, { reason: 'refunded by bank transfer, ticket FIN-42' }),
+      response: {
+        200: withExample(open('break_id, class, status acknowledged, acknowledged_by (the token name), reason, acknowledged_at, already_acknowledged'), {
+          break_id: BREAK_EXAMPLE.break_id,
+          class: BREAK_EXAMPLE.class,
+          status: 'acknowledged',
+          acknowledged_by: 'finance',
+          reason: 'refunded by bank transfer, ticket FIN-42',
+          acknowledged_at: '2026-11-21T08:30:00.000Z',
+          already_acknowledged: false,
+        }),
+        ...errors(400, 404, 409, 503),
+      },
     },
     'The token name is recorded as the actor. Acknowledging again changes nothing; a resolved break answers 409.',
   ),

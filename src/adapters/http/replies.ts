@@ -12,8 +12,8 @@ const failed = (reply: FastifyReply, status: number, r: Extract<UseCaseResult, {
 }
 
 /**
- * The HTTP answer of a use case result: the one place that knows the status codes (see README
- * "Merchant API" for the table). created 201, ok 200, accepted 202, invalid 400, not found 404,
+ * The HTTP answer of a use case result: the one place that knows the status codes (see docs/merchant-api.md
+ * "Errors" for the table). created 201, ok 200, accepted 202, invalid 400, not found 404,
  * conflict 409, gateway rejected 422, gateway unavailable 503 (retriable) or 502, store unavailable 503.
  */
 export const replyWith = (reply: FastifyReply, r: UseCaseResult): FastifyReply => {

@@ -4,10 +4,10 @@ import type { RecordedEvent } from '../../application/ports/event-store.ts'
  * One stored event as a Kafka message: CloudEvents 1.0 in binary content mode (the Kafka protocol
  * binding): the attributes travel as `ce_*` headers, `datacontenttype` as `content-type`, and the
  * value is the event's data as JSON, exactly as stored (payer data is redacted before anything is
- * stored). The mapping is written here rather than taken from the `cloudevents` SDK (README "Kafka"
- * says why); the tests read our messages back with the SDK's Kafka binding.
+ * stored). The mapping is written here rather than taken from the `cloudevents` SDK (docs/kafka.md
+ * "For operators: the relay" says why); the tests read our messages back with the SDK's Kafka binding.
  *
- * The public contract (README "Kafka: the event stream for downstream systems", `schemas/`):
+ * The public contract (docs/kafka.md "For consumers: the message contract", `schemas/`):
  * - key: the stream name, so one stream's events go to one partition, in order;
  * - `ce_specversion` `1.0`; `ce_id` the event id (dedupe on it); `ce_source` the configured source;
  *   `ce_type` `satang.<EventType>.v<schema version>`; `ce_subject` the stream name; `ce_time` when
@@ -22,7 +22,7 @@ export const CE_TYPE_PREFIX = 'satang.'
 /** `ce_type` of an event type at a schema version: `satang.OrderCreated.v1`. */
 export const ceTypeOf = (type: string, schemaVersion: number): string => `${CE_TYPE_PREFIX}${type}.v${String(schemaVersion)}`
 
-/** The headers of every message, by name (the README's table and `schemas/headers.schema.json` list the same). */
+/** The headers of every message, by name (docs/kafka.md's table and `schemas/headers.schema.json` list the same). */
 export const HEADERS = {
   contentType: 'content-type',
   specversion: 'ce_specversion',

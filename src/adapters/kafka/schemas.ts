@@ -4,7 +4,7 @@ import { BangkokWallTime, Count, Instant, Integer, PositiveInt, SatangAmount } f
 import { JsonObjectCodec } from '../../domain/events/json.ts'
 import { SatangSum } from '../../domain/reconciliation/events/values.ts'
 import { DOMAIN_EVENT_TYPES, eventDefinitions } from '../../domain/events/registry.ts'
-import { jsonSchemaOf, type JsonSchema, type LeafSchemas } from './json-schema.ts'
+import { jsonSchemaOf, type JsonSchema, type LeafSchemas } from '../json-schema.ts'
 import { CONTENT_TYPE, ceTypeOf, HEADERS } from './message.ts'
 
 /**

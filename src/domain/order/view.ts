@@ -1,11 +1,58 @@
-import type { JsonObject } from '../events/envelope.ts'
+import * as t from 'io-ts'
+import { JsonObjectCodec } from '../events/json.ts'
+import { nullable } from '../events/codecs.ts'
+import { OutcomeUnknownReason, RequestFailureReason } from '../events/request-outcome.ts'
 import { formatAmount } from '../money.ts'
+import { BahtText, DiscrepancyView, discrepancyView, IsoInstantText, StatusView, statusView } from '../views.ts'
+import { OrderOperation } from './events/order-created.ts'
 import type { OrderEvent } from './events/index.ts'
 import { isPaid, needsReview, type Order, type PaymentRequestPhase } from './state.ts'
 
+/** Where the create request stands (`request` of a payment). */
+export const PaymentRequestView = t.union(
+  [
+    t.type({ phase: t.literal('not_requested') }),
+    t.type({ phase: t.literal('requested'), requested_at: IsoInstantText }),
+    t.type({ phase: t.literal('accepted'), accepted_at: IsoInstantText }),
+    t.type({ phase: t.literal('failed'), reason: RequestFailureReason, failed_at: IsoInstantText }),
+    t.type({ phase: t.literal('outcome_unknown'), reason: OutcomeUnknownReason, since: IsoInstantText }),
+    t.type({ phase: t.literal('resolved_by_observation'), resolved_at: IsoInstantText }),
+  ],
+  'PaymentRequestView',
+)
+
+/** A payment as the merchant API shows it (the JSON of `paymentView`). */
+export const PaymentView = t.type(
+  {
+    merchant_id: t.string,
+    merchant_order_id: t.string,
+    operation: OrderOperation,
+    service: t.string,
+    payment_method: nullable(t.string),
+    product_code: nullable(t.string),
+    order_amount: BahtText,
+    order_currency: t.string,
+    order_desc: t.string,
+    created_at: IsoInstantText,
+    request: PaymentRequestView,
+    gateway_order_id: nullable(t.string),
+    link_url: nullable(t.string),
+    gateway_response: nullable(JsonObjectCodec),
+    status: nullable(StatusView),
+    paid: t.boolean,
+    redirect_status: nullable(t.string),
+    needs_review: t.boolean,
+    unclassified_statuses: t.array(t.string),
+    discrepancies: t.array(DiscrepancyView),
+    merchant_urls: t.type({ notify_url: nullable(t.string), redirect_url: nullable(t.string), cancel_url: nullable(t.string) }),
+  },
+  'PaymentView',
+)
+export type PaymentView = t.TypeOf<typeof PaymentView>
+
 const iso = (d: Date): string => d.toISOString()
 
-const requestView = (r: PaymentRequestPhase): JsonObject => {
+const requestView = (r: PaymentRequestPhase): t.TypeOf<typeof PaymentRequestView> => {
   switch (r.phase) {
     case 'not_requested':
       return { phase: r.phase }
@@ -23,7 +70,7 @@ const requestView = (r: PaymentRequestPhase): JsonObject => {
 }
 
 /** The channel data of the accepted create (link, QR code, SDK parameters), from the stored answer. */
-const gatewayResponseOf = (events: ReadonlyArray<OrderEvent>): JsonObject | null => {
+const gatewayResponseOf = (events: ReadonlyArray<OrderEvent>): PaymentView['gateway_response'] => {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]
     if (e?.type === 'PaymentRequestAccepted') return e.data.response
@@ -36,7 +83,7 @@ const gatewayResponseOf = (events: ReadonlyArray<OrderEvent>): JsonObject | null
  * (create answer, notification or query; a final status never regresses); `redirect_status` is what
  * the last redirect said (evidence only).
  */
-export const paymentView = (o: Order, events: ReadonlyArray<OrderEvent>): JsonObject => {
+export const paymentView = (o: Order, events: ReadonlyArray<OrderEvent>): PaymentView => {
   const d = o.order
   return {
     merchant_id: d.merchantId,
@@ -53,27 +100,12 @@ export const paymentView = (o: Order, events: ReadonlyArray<OrderEvent>): JsonOb
     gateway_order_id: o.gatewayOrderId,
     link_url: o.request.phase === 'accepted' ? o.request.linkUrl : null,
     gateway_response: gatewayResponseOf(events),
-    status:
-      o.status === null
-        ? null
-        : {
-            code: o.status.code,
-            meaning: o.status.classification.meaning,
-            outcome: o.status.classification.outcome,
-            final: o.status.classification.final,
-            source: o.status.source,
-            observed_at: iso(o.status.observedAt),
-          },
+    status: o.status === null ? null : statusView(o.status),
     paid: isPaid(o),
     redirect_status: o.redirectStatus,
     needs_review: needsReview(o),
     unclassified_statuses: [...o.unclassifiedStatuses],
-    discrepancies: o.discrepancies.map((x) => ({
-      source: x.source,
-      observed_at: iso(x.observedAt),
-      status_code: x.statusCode,
-      mismatches: x.mismatches.map((m) => ({ field: m.field, expected: m.expected, observed: m.observed })),
-    })),
+    discrepancies: o.discrepancies.map(discrepancyView),
     merchant_urls: { notify_url: d.merchantUrls.notifyUrl, redirect_url: d.merchantUrls.redirectUrl, cancel_url: d.merchantUrls.cancelUrl },
   }
 }

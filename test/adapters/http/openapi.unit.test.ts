@@ -1,22 +1,32 @@
+import { readFileSync } from 'node:fs'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import { afterEach, describe, expect, it } from 'vitest'
+import { clientTypesOf, openApiDocumentText } from '../../../scripts/openapi-document.ts'
+import { PaymentView } from '../../../src/domain/order/view.ts'
+import { RefundView } from '../../../src/application/refunds.ts'
+import { SubscriptionView } from '../../../src/application/subscriptions.ts'
+import { DOCS_CONTENT_SECURITY_POLICY } from '../../../src/adapters/http/docs-page.ts'
 import { bearer, makeTestApi, type TestApi } from './support.ts'
 
+type Media = { readonly schema: { readonly $ref?: string; readonly required?: ReadonlyArray<string>; readonly additionalProperties?: boolean }; readonly example?: unknown }
 type Operation = {
+  readonly operationId?: string
   readonly summary?: string
   readonly description?: string
   readonly security?: ReadonlyArray<Record<string, ReadonlyArray<string>>>
   readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string; readonly required?: boolean }>
-  readonly requestBody?: { readonly content: Record<string, { readonly schema: { readonly required?: ReadonlyArray<string>; readonly additionalProperties?: boolean } }> }
-  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: { readonly required?: ReadonlyArray<string> } }> }>
+  readonly requestBody?: { readonly content: Record<string, Media> }
+  readonly responses: Record<string, { readonly content?: Record<string, Media> }>
 }
 type Document = {
   readonly openapi: string
   readonly info: { readonly title: string; readonly version: string }
-  readonly components: { readonly securitySchemes: Record<string, { readonly type: string; readonly scheme?: string }> }
+  readonly components: { readonly securitySchemes: Record<string, { readonly type: string; readonly scheme?: string }>; readonly schemas: Record<string, Record<string, unknown>> }
   readonly paths: Record<string, Record<string, Operation>>
 }
 
-/** The routes of the README table "Merchant API (`/v1`)", with their scope, in OpenAPI path syntax. */
+/** The routes of the docs/merchant-api.md table "Merchant API (`/v1`)", with their scope, in OpenAPI path syntax. */
 const README_ROUTES = [
   ['post', '/v1/payments', 'payments:write'],
   ['post', '/v1/checkouts', 'payments:write'],
@@ -73,7 +83,7 @@ describe('GET /v1/openapi.json', () => {
       expect(op?.description, `${method} ${path}`).toContain(`\`${scope}\``)
       expect(op?.summary).toBeTruthy()
       expect(Object.keys(op?.responses ?? {}), `${method} ${path}`).toEqual(expect.arrayContaining(['200', '401', '403']))
-      expect(op?.responses['401']?.content?.['application/json']?.schema.required).toEqual(['error'])
+      expect(op?.responses['401']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' })
       const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])
       expect((op?.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.required]), `${method} ${path}`).toEqual(pathParams.map((n) => [n, true]))
     }
@@ -112,5 +122,105 @@ describe('the documentation schemas change no behaviour', () => {
     expect(kind.json()).toEqual({ error: 'invalid_request', violations: [{ path: 'kind', rule: 'must be order, refund or subscription' }] })
     const forbidden = await api.app.inject({ method: 'GET', url: '/v1/payments/WEB-1', headers: bearer('writer') })
     expect(forbidden.json()).toMatchObject({ error: 'forbidden', required_scope: 'read' })
+  })
+})
+
+const operations = (doc: Document): ReadonlyArray<readonly [string, Operation]> => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method} ${path}`, op] as const))
+
+describe('a document a client can be generated from', () => {
+  it('every operation has a unique operationId and an example of its answer; every request body has one too', async () => {
+    api = makeTestApi()
+    const doc = await fetchDocument()
+    const ids = operations(doc).map(([, op]) => op.operationId)
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)), JSON.stringify(ids)).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const [name, op] of operations(doc)) {
+      const examples = Object.entries(op.responses).filter(([status, r]) => status.startsWith('2') && r.content?.['application/json']?.example !== undefined)
+      expect(examples.length, `${name}: an answer with an example`).toBeGreaterThan(0)
+      if (op.requestBody !== undefined) expect(op.requestBody.content['application/json']?.example, `${name}: request example`).toBeDefined()
+    }
+  })
+
+  it('every error answer refers to the one Error component', async () => {
+    api = makeTestApi()
+    const doc = await fetchDocument()
+    const errorAnswers = operations(doc).flatMap(([name, op]) => Object.entries(op.responses).filter(([status]) => /^[45]/.test(status)).map(([status, r]) => [`${name} ${status}`, r.content?.['application/json']?.schema] as const))
+    expect(errorAnswers.length).toBeGreaterThan(100)
+    for (const [name, schema] of errorAnswers) expect(schema, name).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(doc.components.schemas['Error']).toMatchObject({ type: 'object', required: ['error'] })
+  })
+
+  it('payments, refunds and subscriptions answer closed schemas generated from the view codecs, not open objects', async () => {
+    api = makeTestApi()
+    const doc = await fetchDocument()
+    const answers: ReadonlyArray<readonly [string, string, { readonly props: Readonly<Record<string, unknown>> }]> = [
+      ['Payment', 'get /v1/payments/{merchant_order_id}', PaymentView],
+      ['Refund', 'get /v1/refunds/{merchant_refund_id}', RefundView],
+      ['Subscription', 'get /v1/subscriptions/{id}', SubscriptionView],
+    ]
+    for (const [component, operation, codec] of answers) {
+      const schema = doc.components.schemas[component]
+      expect(schema, component).toMatchObject({ type: 'object', additionalProperties: false, required: Object.keys(codec.props) })
+      expect(Object.keys(schema?.['properties'] ?? {})).toEqual(expect.arrayContaining([...Object.keys(codec.props), 'served_from']))
+      const op = operations(doc).find(([name]) => name === operation)?.[1]
+      expect(op?.responses['200']?.content?.['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${component}` })
+    }
+    expect(doc.components.schemas['Payment']?.['properties']).toMatchObject({ request: { anyOf: expect.arrayContaining([expect.objectContaining({ required: ['phase', 'accepted_at'] })]) }, paid: { type: 'boolean' } })
+  })
+
+  it('every example is valid against its schema (components strict: no field the codecs do not know)', async () => {
+    api = makeTestApi()
+    const doc = await fetchDocument()
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats.default(ajv)
+    ajv.addSchema({ $id: 'satang', components: doc.components }, 'satang')
+    const checked: string[] = []
+    for (const [name, op] of operations(doc)) {
+      const media = [...Object.entries(op.responses).map(([status, r]) => [status, r.content?.['application/json']] as const), ['body', op.requestBody?.content['application/json']] as const]
+      for (const [where, m] of media) {
+        if (m?.example === undefined) continue
+        const schema = m.schema.$ref === undefined ? m.schema : { $ref: `satang${m.schema.$ref}` }
+        const validate = ajv.compile(schema)
+        expect(validate(m.example), `${name} ${where}: ${JSON.stringify(validate.errors)}`).toBe(true)
+        checked.push(`${name} ${where}`)
+      }
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(operations(doc).length)
+  })
+
+  it('the generated client types committed in test/openapi/satang-api.ts are what openapi-typescript makes of the served document', async () => {
+    api = makeTestApi()
+    const served = await fetchDocument()
+    const text = await openApiDocumentText('test')
+    // the document of the script (no database) is the one the server serves
+    expect(JSON.parse(text)).toEqual(served)
+    const committed = readFileSync(new URL('../../openapi/satang-api.ts', import.meta.url), 'utf8')
+    expect(committed, 'run npm run openapi:types').toBe(await clientTypesOf(text))
+  })
+})
+
+describe('GET /docs', () => {
+  it('serves the reference page and its renderer from satang itself, under the console\'s CSP (no inline script, nothing from elsewhere)', async () => {
+    api = makeTestApi()
+    const page = await api.app.inject({ method: 'GET', url: '/docs' })
+    expect(page.statusCode).toBe(200)
+    expect(page.headers['content-type']).toMatch(/^text\/html/)
+    expect(page.headers['content-security-policy']).toBe(DOCS_CONTENT_SECURITY_POLICY)
+    expect(DOCS_CONTENT_SECURITY_POLICY).toContain("script-src 'self';")
+    expect(DOCS_CONTENT_SECURITY_POLICY).not.toContain('unsafe')
+    expect(page.body).not.toMatch(/https?:\/\//)
+    expect(page.body).not.toMatch(/<script>|<script [^>]*>[^<]/)
+    const sources = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '').filter((src) => src !== 'data:,')
+    expect(sources.length).toBe(3)
+    for (const src of sources) {
+      expect(src.startsWith('/docs/assets/'), src).toBe(true)
+      const asset = await api.app.inject({ method: 'GET', url: src })
+      expect(asset.statusCode, src).toBe(200)
+      expect(asset.headers['content-type']).toMatch(/^text\/(javascript|css)/)
+    }
+    const start = await api.app.inject({ method: 'GET', url: '/docs/assets/start.js' })
+    expect(start.body).toContain('"/v1/openapi.json"')
+    const bundle = await api.app.inject({ method: 'GET', url: '/docs/assets/swagger-ui-bundle.js' })
+    expect(bundle.body.length).toBeGreaterThan(500_000)
   })
 })

@@ -13,6 +13,11 @@ const RULES: Readonly<Record<string, ApiScope | 'public' | 'console-session'>> =
   'GET /healthz': 'public',
   'GET /metrics': 'public',
   'GET /v1/openapi.json': 'public',
+  // The reference of the API renders the document above, which needs no token either.
+  'GET /docs': 'public',
+  'GET /docs/assets/swagger-ui-bundle.js': 'public',
+  'GET /docs/assets/swagger-ui.css': 'public',
+  'GET /docs/assets/start.js': 'public',
   'POST /callbacks/payments': 'public',
   'POST /callbacks/refunds': 'public',
   'POST /callbacks/subscriptions': 'public',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import * as t from 'io-ts'
 import { describe, expect, it } from 'vitest'
-import { jsonSchemaOf } from '../../../src/adapters/kafka/json-schema.ts'
+import { jsonSchemaOf } from '../../../src/adapters/json-schema.ts'
 import { ceTypeOf } from '../../../src/adapters/kafka/message.ts'
 import { eventSchemaFile, LEAF_SCHEMAS, publishedSchemas, publishedVersions, schemaText } from '../../../src/adapters/kafka/schemas.ts'
 import { encodeDomainEvent } from '../../../src/domain/events/registry.ts'

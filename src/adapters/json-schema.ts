@@ -1,8 +1,9 @@
 import type * as t from 'io-ts'
-import { OneOfType } from '../../domain/gateway/text-codecs.ts'
+import { OneOfType } from '../domain/gateway/text-codecs.ts'
 
 /**
- * JSON Schema (draft-07) from io-ts codecs, by walking the codec's structure: objects (`t.type`,
+ * JSON Schema (draft-07) from io-ts codecs, for the Kafka message schemas (kafka/schemas.ts) and the
+ * response schemas of the OpenAPI document (http/openapi.ts), by walking the codec's structure: objects (`t.type`,
  * `t.partial`, `t.strict`/`t.exact`, intersections), dictionaries, unions, arrays, literals, key enumerations,
  * refinements and brands, and the basic types. A custom codec (`new t.Type(…)`) has no structure to
  * walk: it must be listed in `leaves` with its schema, or be a `OneOfType` (an enumeration). Anything
