@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The satang image: `docker run satang up --role api` (README "Running in production / scaling").
+# The satang image: `docker run satang up --role api` (docs/operations.md "Running in production / scaling").
 # satang runs its TypeScript sources with Node's built-in type stripping (no build step), so the image
 # holds src/, bin/ and the production dependencies. No secret is baked in: keys, tokens and the
 # database password arrive at run time as files (SATANG_*_FILE, Compose secrets).

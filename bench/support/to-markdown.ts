@@ -1,4 +1,4 @@
-// The JSON of a bench run as the README's "Latest figures" table (Markdown), to paste after a run:
+// The JSON of a bench run as docs/development.md's "Latest figures" table (Markdown), to paste after a run:
 //   node bench/support/to-markdown.ts [bench/results/latest.json]
 import { readFileSync } from 'node:fs'
 import type { BenchResult, Target } from '../types.ts'

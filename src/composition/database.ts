@@ -212,7 +212,7 @@ export const checkServiceRole = async (db: Database, config: Config, log: Logger
     if (!allowSuperuser) {
       throw new StartupError(
         `SATANG_DATABASE_URL connects as ${role.user}, a PostgreSQL superuser, which can change or delete events behind every trigger. ` +
-          'Connect as a service role that may only read and append (README "Least privilege": the SQL to create it, and SATANG_DATABASE_OWNER_URL for migrations), ' +
+          'Connect as a service role that may only read and append (docs/operations.md "Least privilege": the SQL to create it, and SATANG_DATABASE_OWNER_URL for migrations), ' +
           'or, for a test database only, pass --allow-superuser',
       )
     }
@@ -221,7 +221,7 @@ export const checkServiceRole = async (db: Database, config: Config, log: Logger
     return [warning]
   }
   if (config.SATANG_EVENT_STORE === 'postgres' && role.ownsEventStore) {
-    const warning = `WARNING: the service role ${role.user} owns the event store (${EVENT_STORE_SCHEMA}): it could disable the append-only triggers; set SATANG_DATABASE_OWNER_URL so that migrations run as an owner role of their own (README "Least privilege")`
+    const warning = `WARNING: the service role ${role.user} owns the event store (${EVENT_STORE_SCHEMA}): it could disable the append-only triggers; set SATANG_DATABASE_OWNER_URL so that migrations run as an owner role of their own (docs/operations.md "Least privilege")`
     log.warn({ user: role.user }, warning)
     return [warning]
   }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 
 /**
- * The dependency rule is enforced by `npm run lint` (README "Architecture"): dependency-cruiser for the
+ * The dependency rule is enforced by `npm run lint` (docs/architecture.md "Layers and folders"): dependency-cruiser for the
  * imports between folders, ESLint for what the domain may do. Each case writes a small module that
  * breaks one rule into src/, runs the checker the lint script runs, and expects it to fail naming the
  * rule; the module is removed afterwards. Main itself passes.

@@ -105,6 +105,56 @@ describe('the repository stands alone', () => {
   })
 })
 
+/** The files whose comments and messages name documentation sections. */
+const CODE_DIRS = ['src', 'test', 'bench', 'scripts', 'bin']
+const codeFiles = (): string[] => [
+  ...CODE_DIRS.flatMap((dir) => filesUnder(dir)).filter((f) => /\.(?:[cm]?[jt]s|sh)$/.test(f)),
+  ...readdirSync(ROOT).filter((f) => f === 'Dockerfile' || /^docker-compose.*\.ya?ml$/.test(f)),
+]
+
+/** The heading texts of a markdown file, code spans unwrapped (`satang audit` for `` `satang audit` ``). */
+const headingsOf = (markdown: string): string[] => [...withoutFences(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)].map((m) => (m[1] ?? '').replace(/`/g, ''))
+
+/**
+ * Why each reference of `text` to a documentation section does not resolve: `README "Name"` or
+ * `docs/page.md "Name"` (a comment may wrap between the two) must name the start of a heading of that
+ * file, and `README.md#anchor` or `docs/page.md#anchor` an anchor of it.
+ */
+const brokenReferences = (file: string, text: string, readDoc: (path: string) => string | undefined = (p) => (existsSync(join(ROOT, p)) ? read(p) : undefined)): string[] => {
+  const named = [...text.matchAll(/\b(README|docs\/[\w-]+\.md)(?:\.md)?(?:'s)?,?(?:\s|\*|\/\/|#)*"([^"\n]+)"/g)].map((m) => ({ doc: m[1] === 'README' ? 'README.md' : (m[1] ?? ''), name: m[2] ?? '', kind: 'name' as const }))
+  const anchored = [...text.matchAll(/\b(README\.md|docs\/[\w-]+\.md)#([\w-]+)/g)].map((m) => ({ doc: m[1] ?? '', name: m[2] ?? '', kind: 'anchor' as const }))
+  return [...named, ...anchored].flatMap(({ doc, name, kind }) => {
+    const markdown = readDoc(doc)
+    if (markdown === undefined) return [`${file}: ${doc} does not exist`]
+    if (kind === 'anchor') return anchorsOf(markdown).has(name) ? [] : [`${file}: ${doc}#${name}: no such heading`]
+    const wanted = name.toLowerCase()
+    return headingsOf(markdown).some((h) => h.toLowerCase().startsWith(wanted)) ? [] : [`${file}: ${doc} "${name}": no heading starts so`]
+  })
+}
+
+describe('the code points at documentation that exists', () => {
+  it('every README or docs/ section named in src/, test/, bench/, scripts/, bin/ and the Docker files is a heading of that page', () => {
+    // This file's own examples aside.
+    const files = codeFiles().filter((f) => f !== join('test', 'config', 'docs.unit.test.ts'))
+    const texts = files.map((file) => ({ file, text: read(file) }))
+    // The references this check exists for.
+    expect(texts.some((t) => t.text.includes('docs/operations.md "Least privilege"'))).toBe(true)
+    expect(texts.find((t) => t.file === join('bin', 'satang.js'))?.text).toContain('README "Requirements"')
+    expect(texts.flatMap((t) => brokenReferences(t.file, t.text))).toEqual([])
+  })
+
+  it('the reference check finds a missing page, section and anchor', () => {
+    const doc = (p: string): string | undefined => (p === 'docs/a.md' ? '# A\n## `satang audit`\n## Tamper evidence\n' : undefined)
+    const code = [
+      '// docs/a.md "Tamper evidence" and docs/a.md "satang audit" and docs/a.md#tamper-evidence',
+      ' * see docs/a.md',
+      ' * "Tamper" (wrapped)',
+      "msg('docs/a.md \"Nowhere\"', 'docs/b.md \"X\"', 'docs/a.md#nowhere')",
+    ].join('\n')
+    expect(brokenReferences('x.ts', code, doc)).toEqual(['x.ts: docs/a.md "Nowhere": no heading starts so', 'x.ts: docs/b.md does not exist', 'x.ts: docs/a.md#nowhere: no such heading'])
+  })
+})
+
 describe('the checks themselves', () => {
   const sibling = ['..', 'shared', 'spec', 'x.md'].join('/')
 

@@ -7,11 +7,11 @@ import { ROLES } from '../../src/roles/role.ts'
 import { ROOT, composeConfig, servicesOf } from './compose-file.ts'
 
 /**
- * README "Running in production / scaling" (issue 18): every `satang …` command it shows is one the CLI
+ * docs/operations.md "Running in production / scaling" (issue 18): every `satang …` command it shows is one the CLI
  * has, with options that command takes; every service its table names is in docker-compose.yml.
  */
 
-const readme = readFileSync(new URL('README.md', ROOT), 'utf8')
+const readme = readFileSync(new URL('docs/operations.md', ROOT), 'utf8')
 const start = readme.indexOf('\n## Running in production / scaling\n')
 const section = start < 0 ? '' : readme.slice(start + 1, readme.indexOf('\n## ', start + 1))
 
@@ -55,7 +55,7 @@ const problemOf = (line: string): string | undefined => {
   return undefined
 }
 
-describe('README: Running in production / scaling', () => {
+describe('docs/operations.md: Running in production / scaling', () => {
   it('exists and shows satang commands', () => {
     expect(section).not.toBe('')
     expect(invocations().length).toBeGreaterThan(20)

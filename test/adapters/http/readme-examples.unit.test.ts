@@ -5,10 +5,10 @@ import { MERCHANT_ID } from '../../application/support.ts'
 import { readmeExampleBodies } from '../../support/readme-examples.ts'
 
 // recording.int.test.ts sends the same bodies to the sandbox over real HTTP.
-describe('README example bodies', () => {
+describe('docs/merchant-api.md example bodies', () => {
   const bodies = readmeExampleBodies()
 
-  it('the README shows a body for POST /v1/payments (direct Thai QR) and POST /v1/checkouts', () => {
+  it('docs/merchant-api.md shows a body for POST /v1/payments (direct Thai QR) and POST /v1/checkouts', () => {
     expect([...bodies.keys()].sort()).toEqual(['POST /v1/checkouts', 'POST /v1/payments'])
     expect(bodies.get('POST /v1/payments')).toMatchObject({ service: 'svc.thaiqr.pay', payment_method: 'THAI_QR' })
   })

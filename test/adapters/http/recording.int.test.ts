@@ -162,8 +162,8 @@ describe('recording against the sandbox', () => {
   })
 })
 
-describe('the merchant API over real HTTP: README examples, create rules, routing (issue 11)', () => {
-  it('the README example bodies of POST /v1/payments and POST /v1/checkouts create orders at the gateway as they stand', async () => {
+describe('the merchant API over real HTTP: docs/merchant-api.md examples, create rules, routing (issue 11)', () => {
+  it('the docs/merchant-api.md example bodies of POST /v1/payments and POST /v1/checkouts create orders at the gateway as they stand', async () => {
     const bodies = readmeExampleBodies()
     for (const route of ['POST /v1/payments', 'POST /v1/checkouts']) {
       const body = bodies.get(route)

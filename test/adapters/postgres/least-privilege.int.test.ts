@@ -207,7 +207,7 @@ describe('satang up as a superuser', () => {
     const env = envWithoutSatangSettings({ SATANG_DATABASE_URL: database.url, SATANG_HTTP_PORT: '0', SATANG_SANDBOX_PORT: '0', SATANG_DATA_DIR: dir, SATANG_LOG_LEVEL: 'warn' })
     const refused = await runCli(['up'], { env, cwd: dir, allowSuperuser: false })
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(/^satang: SATANG_DATABASE_URL connects as \w+, a PostgreSQL superuser, .*README "Least privilege".*--allow-superuser/m)
+    expect(refused.stderr).toMatch(/^satang: SATANG_DATABASE_URL connects as \w+, a PostgreSQL superuser, .*docs\/operations\.md "Least privilege".*--allow-superuser/m)
     expect(refused.stdout).not.toMatch(/satang: up/)
     const allowed = startSatangProcess(['up', '--allow-superuser'], { env, cwd: dir })
     try {
