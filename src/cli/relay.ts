@@ -64,7 +64,7 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
         'Migrations are applied first. A broker that is down or a topic that cannot be created stops publishing',
         'with a clear error; the relay retries with backoff (SATANG_KAFKA_RETRY_BASE_MS … SATANG_KAFKA_RETRY_MAX_MS).',
         '',
-        'The message contract (key, CloudEvents headers, JSON value) is in README "Kafka"; JSON Schemas in schemas/.',
+        'The message contract (key, CloudEvents headers, JSON value) is in docs/kafka.md; JSON Schemas in schemas/.',
         '',
         'Exit codes: 0 ok; 1 --status: the relay is failing or not running; 2 bad usage or configuration;',
         '3 the database or event log failed.',
@@ -74,7 +74,7 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
       if (opts.json === true && opts.status !== true) throw new UsageError('--json goes with --status')
       const config = await configOrUsage()
       if (opts.status !== true && config.SATANG_KAFKA_BROKERS === undefined) {
-        throw new UsageError('SATANG_KAFKA_BROKERS is not set: give the Kafka bootstrap brokers as host:port[,host:port…] (see README "Kafka")')
+        throw new UsageError('SATANG_KAFKA_BROKERS is not set: give the Kafka bootstrap brokers as host:port[,host:port…] (see docs/kafka.md "For operators: the relay")')
       }
       const log = opts.status === true ? quietLogger(config) : rootLogger(config)
       const db = await openMigratedDatabase(config, log, setExitCode)

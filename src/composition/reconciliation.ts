@@ -79,7 +79,7 @@ export const makeReconcileDeps = (a: {
   ...(a.anchors === undefined ? {} : { afterRun: anchorAfterRun(a.anchors, a.log) }),
 })
 
-/** After a run: an anchor of the log (README "Tamper evidence"); a failure is logged, the run stands. */
+/** After a run: an anchor of the log (docs/audit.md "Tamper evidence"); a failure is logged, the run stands. */
 const anchorAfterRun =
   (anchors: AnchorWriter, log: Logger) =>
   async (runId: string): Promise<void> => {

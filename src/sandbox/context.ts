@@ -15,7 +15,7 @@ export type SandboxSettings = {
   readonly linkExpireSec: number
   /** The PromptPay id the Thai QR codes pay to. */
   readonly promptPayId: string
-  /** The status a failed payment takes (the spec names none; see the README). */
+  /** The status a failed payment takes (the spec names none; see docs/merchant-api.md "Sandbox behaviour where the spec is silent"). */
   readonly failedStatus: string
 }
 

@@ -137,7 +137,7 @@ const instantOf = (to: string): Date | undefined => {
   return iso !== undefined && Number.isFinite(iso.getTime()) ? iso : undefined
 }
 
-/** The sandbox's control API (README, "Control API"): JSON in, JSON out, under `/_sandbox`. */
+/** The sandbox's control API (docs/merchant-api.md "Control API"): JSON in, JSON out, under `/_sandbox`. */
 export const registerControlApi = (app: FastifyInstance, deps: ControlDeps): void => {
   const { ctx, clock, notifier } = deps
   const p = CONTROL_PREFIX

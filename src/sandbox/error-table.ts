@@ -3,7 +3,7 @@ import { formatViolations, type Violation } from '../domain/violations.ts'
 
 /*
  * The gateway spec shows no error codes, messages or HTTP statuses ("not shown"). These are the
- * sandbox's, documented in the README. Business errors are 4xx with the envelope: the merchant client
+ * sandbox's, documented in docs/merchant-api.md "Sandbox error codes". Business errors are 4xx with the envelope: the merchant client
  * reads them as a `GatewayRejected` with the code. Only a defect of the sandbox (or an injected fault)
  * is 5xx, which a client must treat as an unknown outcome.
  */

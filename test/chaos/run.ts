@@ -1,4 +1,4 @@
-// `npm run chaos [-- --short] [--duration S] [--json FILE] [--keep]`: the chaos suite (README "Chaos suite").
+// `npm run chaos [-- --short] [--duration S] [--json FILE] [--keep]`: the chaos suite (docs/development.md "Chaos suite").
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -20,7 +20,7 @@ const brokers = process.env['SATANG_TEST_KAFKA_BROKERS']?.split(',').map((b) => 
 const kafkaProblem = brokers.length > 0 ? undefined : ((await kafkaSkipReason()) ?? 'SATANG_TEST_KAFKA_BROKERS is not set: the topology needs a broker the relay processes can reach (scripts/kafka.sh start)')
 if (kafkaProblem !== undefined) console.info(`topology test skipped: ${kafkaProblem}`)
 const esdbUrl = process.env['EVENTSTOREDB_URL']
-const esdbProblem = kafkaProblem ?? (esdbUrl === undefined || esdbUrl === '' ? 'EVENTSTOREDB_URL is not set (no EventStoreDB server to run the stack against; see README "EventStoreDB adapter")' : undefined)
+const esdbProblem = kafkaProblem ?? (esdbUrl === undefined || esdbUrl === '' ? 'EVENTSTOREDB_URL is not set (no EventStoreDB server to run the stack against; see docs/architecture.md "EventStoreDB adapter")' : undefined)
 if (esdbProblem !== undefined) console.info(`topology test on EventStoreDB skipped: ${esdbProblem}`)
 
 const ORDERS = Number(process.env['SATANG_TEST_TOPOLOGY_ORDERS'] ?? '240')

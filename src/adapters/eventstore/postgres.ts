@@ -18,8 +18,8 @@
  *  - rows are read in (tx_id, position) order and the cursor (the checkpoint, the opaque position
  *    string) is that same pair, compared as a row value, matching the primary key index.
  * So a reader never skips an event. The price: an event becomes readable only once every older
- * transaction in the cluster has ended, so no transaction may stay open long (see the README's
- * operations notes).
+ * transaction in the cluster has ended, so no transaction may stay open long (see docs/operations.md
+ * "Event store operations").
  *
  * Each stream's events keep their order in the global log: an append reads the stream's revision
  * and inserts the next ones in one statement, in its own transaction. Its snapshot includes the

@@ -5,7 +5,7 @@ import type { DaySummary, ItemRef, OutcomeCounts, OutcomeTotals, ReconciliationR
 import { countItems, checkedItems, openBreaksOf, type Run } from '../../domain/reconciliation/run.ts'
 
 /**
- * The result of a run as `satang reconcile --json` prints it (README "satang reconcile"): verdict,
+ * The result of a run as `satang reconcile --json` prints it (docs/finance.md "satang reconcile"): verdict,
  * counts, totals in satang, the verdict of each day, the breaks still open at its end with both views
  * and their age, the breaks it resolved, the items it healed.
  */

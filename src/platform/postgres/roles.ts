@@ -5,7 +5,7 @@ import { isValidSchemaName } from './names.ts'
  * Least privilege in one database: an *owner* role owns the event store's schema and runs its
  * migrations; the *service* role, which the running satang connects as, may read and append events
  * (and anchors) but never change or remove them, and owns only the read models' schema (derived data,
- * rebuilt from the log). See README "Least privilege".
+ * rebuilt from the log). See docs/operations.md "Least privilege".
  */
 
 export type RoleCredentials = { readonly name: string; readonly password: string }

@@ -273,7 +273,7 @@ const assertTransactionIdsAhead = async (trx: Knex.Transaction, schema: string):
   if (row?.stored != null && BigInt(row.stored) >= BigInt(row.current)) {
     throw new Error(
       `${schema}.events holds transaction ids up to ${row.stored} but this cluster is at ${row.current}: ` +
-        'the data looks restored from a logical dump. Advance the transaction id epoch (README, event store operations) before appending.',
+        'the data looks restored from a logical dump. Advance the transaction id epoch (docs/operations.md "Event store operations") before appending.',
     )
   }
 }
