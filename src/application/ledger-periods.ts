@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import { decodeDomainEvent, describeEventDecodeError, toEventToAppend } from '../domain/events/registry.ts'
+import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import type { LedgerPeriodClosedData } from '../domain/ledger/events/ledger-period-closed.ts'
 import {
   decideClose,
@@ -16,7 +16,7 @@ import {
 import { POSTING_RULE_BOOK, type RuleBook } from '../domain/ledger/rules.ts'
 import { describeHandleError, handleCommand } from './command-handler.ts'
 import type { Cause } from './deps.ts'
-import { eventIdOf } from './event-id.ts'
+import { streamCodec } from './streams.ts'
 import type { EventStore, RecordedEvent } from './ports/event-store.ts'
 
 export type ClosePeriodDeps = {
@@ -52,18 +52,7 @@ export const closeLedgerPeriod =
       deps.store,
       stream,
       { initialState: initialPeriodsState, evolve: evolvePeriods, decide: decideClose },
-      {
-        decode: decodePeriodEvent,
-        encode: (e) => {
-          const appended = toEventToAppend(e, eventIdOf(ledgerPeriodEventNaturalKey(stream, e)), {
-            correlationId: cause.correlationId,
-            causationId: cause.causationId,
-            recordedAt: at.toISOString(),
-            source: 'operator',
-          })
-          return { ...appended, metadata: { ...appended.metadata, actor: input.closedBy.trim() } }
-        },
-      },
+      streamCodec(decodePeriodEvent, (e) => ledgerPeriodEventNaturalKey(stream, e), { cause: { ...cause, actor: input.closedBy.trim() } }, at),
       () => command,
     )()
     if (E.isLeft(done)) {

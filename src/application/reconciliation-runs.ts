@@ -1,10 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { decodeDomainEvent, describeEventDecodeError, toEventToAppend } from '../domain/events/registry.ts'
+import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import { isRunEvent, type ReconciliationRunStartedData, type RunEvent } from '../domain/reconciliation/events/index.ts'
 import { decideRun, evolveRunState, initialRunState, type ItemRecord, type Run, type RunCommand, type RunRejection, type RunState } from '../domain/reconciliation/run.ts'
 import { runEventNaturalKey, runStreamName } from '../domain/reconciliation/stream.ts'
 import { describeHandleError, loadStream, type HandleError } from './command-handler.ts'
-import { eventIdOf } from './event-id.ts'
+import { appendEvents } from './streams.ts'
 import type { EventStore, ExpectedRevision, RecordedEvent } from './ports/event-store.ts'
 
 /*
@@ -69,13 +69,10 @@ const makeAppender = (deps: RunStoreDeps, stream: string, initial: { state: RunS
         state = next
         return E.right(state)
       }
-      const recordedAt = deps.now().toISOString()
       const runId = next._tag === 'Run' ? next.started.runId : stream
-      const events = decided.right.map((e) =>
-        toEventToAppend(e, eventIdOf(runEventNaturalKey(stream, e)), { correlationId: runId, causationId: runId, recordedAt, source: 'reconciliation' }),
-      )
+      const events = decided.right.map((e) => ({ event: e, naturalKey: runEventNaturalKey(stream, e) }))
       const expected: ExpectedRevision = revision === undefined ? 'no_stream' : revision
-      const appended = await deps.store.append(stream, events, expected)()
+      const appended = await appendEvents(deps, stream, events, { cause: { correlationId: runId, causationId: runId } }, expected)()
       if (E.isRight(appended)) {
         state = next
         revision = appended.right.nextExpectedRevision

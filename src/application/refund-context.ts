@@ -1,8 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { readCategoryUpToHead } from './category-reads.ts'
-import { eventIdOf } from './event-id.ts'
 import type { AppendError, EventStore, EventStoreFailure, ExpectedRevision } from './ports/event-store.ts'
-import { decodeDomainEvent, describeEventDecodeError, toEventToAppend, type DomainEvent } from '../domain/events/registry.ts'
+import { decodeDomainEvent, describeEventDecodeError, type DomainEvent } from '../domain/events/registry.ts'
 import { orderStreamName } from '../domain/order/index.ts'
 import {
   decide as decideRefund,
@@ -26,7 +25,7 @@ import {
 } from '../domain/refund/index.ts'
 import type { Current, HandleError, Handled } from './command-handler.ts'
 import type { RecordingDeps } from './deps.ts'
-import { load, orderKind, record, refundKind, type AggregateKind, type Provenance } from './streams.ts'
+import { appendEvents, load, orderKind, record, refundKind, type AggregateKind, type Provenance } from './streams.ts'
 
 /*
  * Refund decisions that cannot overdraw an order. What an order can still refund is kept in its
@@ -71,11 +70,7 @@ const readLedger = async (store: EventStore, stream: string): Promise<E.Either<E
 }
 
 const appendLedgerEvent = (deps: RefundDecisionDeps, stream: string, e: DomainEvent & { readonly type: 'RefundAmountReserved' | 'RefundLedgersOpened' }, expected: ExpectedRevision, correlationId: string): Promise<E.Either<AppendError, unknown>> =>
-  deps.store.append(
-    stream,
-    [toEventToAppend(e, eventIdOf(refundLedgerNaturalKey(stream, e)), { correlationId, causationId: correlationId, recordedAt: deps.now().toISOString(), source: e.type === 'RefundAmountReserved' ? e.data.source : 'operator' })],
-    expected,
-  )()
+  appendEvents(deps, stream, [{ event: e, naturalKey: refundLedgerNaturalKey(stream, e) }], { cause: { correlationId, causationId: correlationId } }, expected)()
 
 /** Merchants whose ledgers are known to be open, per store (a permanent fact, so a cache). */
 const opened = new WeakMap<EventStore, Set<string>>()

@@ -1,18 +1,15 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { eventIdOf } from './event-id.ts'
-import type { EventToAppend, RecordedEvent } from './ports/event-store.ts'
-import type { CallbackRejection } from '../domain/events/common/callback-rejected.ts'
+import type { AppendError, AppendResult, EventStore, EventStoreFailure, EventToAppend, ExpectedRevision, RecordedEvent } from './ports/event-store.ts'
 import { keyOf } from '../domain/events/natural-key.ts'
 import type { EventSource, SignatureResult } from '../domain/events/metadata.ts'
-import { toStoreMetadata } from '../domain/events/metadata.ts'
-import { decodeDomainEvent, describeEventDecodeError, encodeDomainEvent, eventSourceOf, type DomainEvent } from '../domain/events/registry.ts'
+import { decodeDomainEvent, describeEventDecodeError, eventSourceOf, toEventToAppend, type DomainEvent } from '../domain/events/registry.ts'
 import * as order from '../domain/order/index.ts'
 import * as refund from '../domain/refund/index.ts'
 import * as subscription from '../domain/subscription/index.ts'
 import { handleCommand, loadStream, type Current, type Decider, type HandleError, type Handled, type Loaded, type StreamCodec, type StreamUnreadable } from './command-handler.ts'
 import type { Cause, RecordingDeps } from './deps.ts'
-import type { EventStoreFailure } from './ports/event-store.ts'
 import type { AggregateStreamCache, StreamStates } from './stream-cache.ts'
 
 /** One aggregate as the application drives it: its decider, which events are its own, their natural keys. */
@@ -23,8 +20,6 @@ export type AggregateKind<C, S, Ev extends DomainEvent, R> = {
   readonly naturalKey: (stream: string, e: Ev) => string
   /** Claims are keyed by the command that decided them as well (see `isOrderClaim`). */
   readonly isClaim: (e: Ev) => boolean
-  /** The aggregate's command that keeps a refused callback (CallbackRejected). */
-  readonly rejectCallback: (r: CallbackRejection) => C
   /** Its streams' states in the process's cache. */
   readonly cached: (c: AggregateStreamCache) => StreamStates<S>
 }
@@ -35,7 +30,6 @@ export const orderKind: AggregateKind<order.OrderCommand, order.OrderState, orde
   isEvent: (e): e is order.OrderEvent => order.isOrderEvent(e),
   naturalKey: order.orderEventNaturalKey,
   isClaim: order.isOrderClaim,
-  rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
   cached: (c) => c.order,
 }
 
@@ -46,7 +40,6 @@ export const refundKind: AggregateKind<refund.RefundCommand, refund.RefundState,
   naturalKey: refund.refundEventNaturalKey,
   // A refund is tracked, not sent anywhere: two writers of the same tracking record one fact.
   isClaim: () => false,
-  rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
   cached: (c) => c.refund,
 }
 
@@ -56,7 +49,6 @@ export const subscriptionKind: AggregateKind<subscription.SubscriptionCommand, s
   isEvent: (e): e is subscription.SubscriptionEvent => subscription.isSubscriptionEvent(e),
   naturalKey: subscription.subscriptionEventNaturalKey,
   isClaim: subscription.isSubscriptionClaim,
-  rejectCallback: (r) => ({ type: 'RejectCallback', ...r }),
   cached: (c) => c.subscription,
 }
 
@@ -78,31 +70,53 @@ export const decodeFor =
     return kind.isEvent(decoded.right) ? E.right(decoded.right) : E.left(`${r.type} is not an event of a ${kind.name} stream`)
   }
 
-/** `commandId` is one per command handled (stable across its retries): the claims it decides are its own. */
-const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev, R>, stream: string, p: Provenance, now: () => Date, commandId: string): StreamCodec<Ev> => {
-  const recordedAt = now().toISOString()
-  return {
-    decode: decodeFor(kind),
-    encode: (e): EventToAppend => {
-      const serialized = encodeDomainEvent(e)
-      const metadata = toStoreMetadata({
-        correlationId: p.cause.correlationId,
-        causationId: p.cause.causationId,
-        recordedAt,
-        source: p.source ?? eventSourceOf(e),
-        ...(p.traceId === undefined || p.traceId === null ? {} : { traceId: p.traceId }),
-        ...(p.signature === undefined ? {} : { signature: p.signature }),
-      })
-      return {
-        eventId: eventIdOf(kind.isClaim(e) ? keyOf(kind.naturalKey(stream, e), commandId) : kind.naturalKey(stream, e)),
-        type: serialized.type,
-        schemaVersion: serialized.schemaVersion,
-        data: serialized.data,
-        metadata: p.cause.actor === undefined ? metadata : { ...metadata, actor: p.cause.actor },
-      }
-    },
-  }
+/**
+ * The one place an event to append is made (a guard test keeps it so): its id from its natural key,
+ * its metadata from the provenance of the command that decided it. Every append of the application
+ * goes through it, by `streamCodec` or `appendEvents`.
+ */
+export const toAppend = (e: DomainEvent, naturalKey: string, p: Provenance, recordedAt: Date): EventToAppend => {
+  const { metadata, ...event } = toEventToAppend(e, eventIdOf(naturalKey), {
+    correlationId: p.cause.correlationId,
+    causationId: p.cause.causationId,
+    recordedAt: recordedAt.toISOString(),
+    source: p.source ?? eventSourceOf(e),
+    ...(p.traceId === undefined || p.traceId === null ? {} : { traceId: p.traceId }),
+    ...(p.signature === undefined ? {} : { signature: p.signature }),
+  })
+  return { ...event, metadata: p.cause.actor === undefined ? metadata : { ...metadata, actor: p.cause.actor } }
 }
+
+/** How a command's events enter and leave a stream; `naturalKey` keys each event (its id is made of it), all recorded at one instant. */
+export const streamCodec = <Ev extends DomainEvent>(
+  decode: (r: RecordedEvent) => E.Either<string, Ev>,
+  naturalKey: (e: Ev) => string,
+  p: Provenance,
+  recordedAt: Date,
+): StreamCodec<Ev> => ({
+  decode,
+  encode: (e) => toAppend(e, naturalKey(e), p, recordedAt),
+})
+
+/** Appends events outside a decider (each with its natural key), at `expected`, with the provenance that caused them. */
+export const appendEvents = (
+  deps: { readonly store: EventStore; readonly now: () => Date },
+  stream: string,
+  events: ReadonlyArray<{ readonly event: DomainEvent; readonly naturalKey: string }>,
+  p: Provenance,
+  expected: ExpectedRevision,
+): TE.TaskEither<AppendError, AppendResult> => {
+  const recordedAt = deps.now()
+  return deps.store.append(
+    stream,
+    events.map((x) => toAppend(x.event, x.naturalKey, p, recordedAt)),
+    expected,
+  )
+}
+
+/** `commandId` is one per command handled (stable across its retries): the claims it decides are its own. */
+const codecFor = <C, S, Ev extends DomainEvent, R>(kind: AggregateKind<C, S, Ev, R>, stream: string, p: Provenance, now: () => Date, commandId: string): StreamCodec<Ev> =>
+  streamCodec(decodeFor(kind), (e) => (kind.isClaim(e) ? keyOf(kind.naturalKey(stream, e), commandId) : kind.naturalKey(stream, e)), p, now())
 
 /**
  * Decides a command on a stream of `kind` and appends what it decided (optimistic, re-decided on

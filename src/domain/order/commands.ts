@@ -1,4 +1,3 @@
-import type { CallbackRejection } from '../events/common/callback-rejected.ts'
 import type { SignatureResult } from '../events/metadata.ts'
 import type { OutcomeUnknownReason, RequestFailure } from '../events/request-outcome.ts'
 import type { CheckoutApplyRequest, CheckoutApplyResponse } from '../gateway/checkout.ts'
@@ -104,9 +103,6 @@ export type ReceiveCheckoutRedirect = {
   readonly receivedAt: Date
 }
 
-/** A callback about this order that could not be decoded (or was refused before decoding). */
-export type RejectOrderCallback = { readonly type: 'RejectCallback' } & CallbackRejection
-
 export type OrderCommand =
   | CreateOrder
   | RequestPayment
@@ -117,4 +113,3 @@ export type OrderCommand =
   | ObservePaymentNotFound
   | ReceivePaymentNotification
   | ReceiveCheckoutRedirect
-  | RejectOrderCallback

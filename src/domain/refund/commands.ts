@@ -1,4 +1,3 @@
-import type { CallbackRejection } from '../events/common/callback-rejected.ts'
 import type { SignatureResult } from '../events/metadata.ts'
 import type { RefundNotification } from '../gateway/notification.ts'
 import type { RefundRecord } from '../gateway/refund-query.ts'
@@ -56,6 +55,4 @@ export type ReceiveRefundNotification = {
   readonly order: RefundOrderContext
 }
 
-export type RejectRefundCallback = { readonly type: 'RejectCallback' } & CallbackRejection
-
-export type RefundCommand = TrackRefund | ObserveRefundByQuery | ObserveRefundNotFound | ReceiveRefundNotification | RejectRefundCallback
+export type RefundCommand = TrackRefund | ObserveRefundByQuery | ObserveRefundNotFound | ReceiveRefundNotification

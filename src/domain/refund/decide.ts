@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { badSignature, rejectCallback } from '../events/common/callback-rejected.ts'
+import { badSignature } from '../events/common/callback-rejected.ts'
 import { discrepancyObserved, mismatchesOf, type Mismatch } from '../events/common/discrepancy-observed.ts'
 import { notificationReceived } from '../events/common/notification-received.ts'
 import { notFoundObservationKey, queryNotFound } from '../events/common/query-not-found.ts'
@@ -65,7 +65,8 @@ const observeTracked = (o: Observation, s: Refund): Decision => {
   if (amount === null) return E.left({ _tag: 'MalformedGatewayMessage', violations: [{ path: 'refund_amount', rule: 'must be an amount' }] })
   const classification = classifyRefundStatus(o.statusTable, r.refund_status)
   if (s.status !== null && s.status.classification.final && !classification.needsReview) {
-    if (!classification.final) return nothing
+    // Late and stale: a notification is still kept (every callback becomes an event); a query answer leaves nothing.
+    if (!classification.final) return events(...o.evidence)
     if (classification.code !== s.status.code) return discrepancy([{ field: 'final_status', expected: s.status.code, observed: classification.code }])
   }
   const succeeded = classification.final && classification.outcome === 'succeeded' && s.recorded === null
@@ -122,6 +123,7 @@ const observe = (o: Observation, s: RefundState): Decision => {
       ? []
       : [refundTracked.make({ merchantId: r.merchant_id, merchantRefundId: r.merchant_refund_id, merchantOrderId: r.merchant_order_id, trackedBy: o.source, trackedAt: o.observedAt })]
   const state = tracked.reduce(evolve, s)
+  // Stryker disable next-line ConditionalExpression,StringLiteral: narrows the type only; RefundTracked was just applied, so the state is a Refund
   if (state._tag === 'NoRefund') return nothing
   return E.map((decided: ReadonlyArray<RefundEvent>) => [...tracked, ...decided])(observeTracked(o, state))
 }
@@ -170,7 +172,5 @@ export const decide = (c: RefundCommand, s: RefundState): Decision => {
     case 'ReceiveRefundNotification':
       if (!c.signature.verified) return events(badSignature('refund_notification', c.signature, c.callbackId, c.receivedAt, c.notification))
       return receiveNotification(c, s)
-    case 'RejectCallback':
-      return events(rejectCallback(c))
   }
 }

@@ -1,4 +1,3 @@
-import type { CallbackRejection } from '../events/common/callback-rejected.ts'
 import type { SignatureResult } from '../events/metadata.ts'
 import type { OutcomeUnknownReason, RequestFailure } from '../events/request-outcome.ts'
 import type { SubscriptionNotification } from '../gateway/notification.ts'
@@ -87,8 +86,6 @@ export type ReceiveSubscriptionRedirect = {
   readonly receivedAt: Date
 }
 
-export type RejectSubscriptionCallback = { readonly type: 'RejectCallback' } & CallbackRejection
-
 export type SubscriptionCommand =
   | RequestSubscription
   | RequestSubscriptionUpdate
@@ -100,4 +97,3 @@ export type SubscriptionCommand =
   | RecordSubscriptionOutcomeUnknown
   | ReceiveSubscriptionNotification
   | ReceiveSubscriptionRedirect
-  | RejectSubscriptionCallback

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
-import { badSignature, rejectCallback } from '../events/common/callback-rejected.ts'
+import { badSignature } from '../events/common/callback-rejected.ts'
 import { discrepancyObserved, mismatchesOf, type Mismatch } from '../events/common/discrepancy-observed.ts'
 import { notificationReceived } from '../events/common/notification-received.ts'
 import { redirectReceived } from '../events/common/redirect-received.ts'
@@ -327,7 +327,5 @@ export const decide = (c: SubscriptionCommand, s: SubscriptionState): Decision =
     case 'ReceiveSubscriptionRedirect':
       if (!c.signature.verified) return events(badSignature('subscription_redirect', c.signature, c.callbackId, c.receivedAt, c.form))
       return withSubscription(s, (sub) => receiveRedirect(c, sub))
-    case 'RejectCallback':
-      return events(rejectCallback(c))
   }
 }

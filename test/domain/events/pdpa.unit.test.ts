@@ -19,6 +19,7 @@ import { allEvents } from './catalogue.ts'
 type AnyEvent = OrderEvent | RefundEvent | SubscriptionEvent
 
 const extraPayer = { customer: { ...PAYER }, mobile_number: '0898765432' }
+const payerIp = { remote_ip: '203.0.113.7' }
 
 const paths: ReadonlyArray<readonly [string, () => ReadonlyArray<AnyEvent>]> = [
   ['RequestPayment (checkout)', () => order.given(order.anOrderCreated()).when({ type: 'RequestPayment', request: { operation: 'checkout', body: order.aCheckoutBody() }, requestedAt: at(1) }).events()],
@@ -60,12 +61,8 @@ const paths: ReadonlyArray<readonly [string, () => ReadonlyArray<AnyEvent>]> = [
   ['ReceiveCheckoutRedirect', () => order.given(...order.anAcceptedCheckout()).when(order.redirected({ ...order.aRedirectForm(), ...extraPayer })).events()],
   ['ReceiveCheckoutRedirect, bad signature', () => order.given(...order.anAcceptedCheckout()).when(order.redirected({ ...order.aRedirectForm(), ...extraPayer }, { verified: false })).events()],
   [
-    'RejectCallback (undecodable)',
-    () =>
-      order
-        .given(...order.anAcceptedCheckout())
-        .when({ type: 'RejectCallback', callback: 'notification', reason: 'undecodable', detail: 'not JSON', violations: [], callbackId: 'r', receivedAt: at(5), payload: { ...extraPayer, remote_ip: '203.0.113.7' } })
-        .events(),
+    'ReceivePaymentNotification, bad signature, payer IP',
+    () => order.given(...order.anAcceptedCheckout()).when(order.notified({ ...order.aPaymentNotification(), ...extraPayer, ...payerIp }, { verified: false })).events(),
   ],
   ['ReceiveRefundNotification', () => refund.given(refund.aRefundTracked()).when(refund.refundNotified({ ...refund.aRefundNotification(), ...extraPayer })).events()],
   ['ReceiveRefundNotification, bad signature', () => refund.given(refund.aRefundTracked()).when(refund.refundNotified({ ...refund.aRefundNotification(), ...extraPayer }, { verified: false })).events()],
