@@ -1,6 +1,7 @@
 import pkg from '../package.json' with { type: 'json' }
 import * as E from 'fp-ts/lib/Either.js'
 import { makeTokenMatcher, type TokenMatcher } from './adapters/http/api-tokens.ts'
+import { registerHorizonMetrics } from './adapters/http/horizon-metrics.ts'
 import { makeHttpServer, makeMetricsRegistry, makeMetricsServer, registeredRoutes, stopHttpServer, type HealthCheck, type RegisteredRoute } from './adapters/http/server.ts'
 import type { EventStore } from './application/ports/event-store.ts'
 import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
@@ -131,6 +132,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     closers.push(store.close)
     const metrics = makeMetricsRegistry()
     registerProjectionMetrics(metrics, store, db, log)
+    if (config.SATANG_EVENT_STORE === 'postgres') registerHorizonMetrics(metrics, db.pool, log)
     let gateway: Promise<GatewayConnection> | undefined
     const connect = (): Promise<GatewayConnection> => {
       if (gateway === undefined) {

@@ -198,7 +198,7 @@ export const withEventTable = (config: Pick<Config, 'SATANG_EVENT_STORE'>): { re
 export const makeEventStore = (config: Config, db: Database, log: Logger): EventStore =>
   config.SATANG_EVENT_STORE === 'eventstoredb' && config.SATANG_EVENTSTOREDB_URL !== undefined
     ? makeEsdbEventStore({ log }, { connectionString: config.SATANG_EVENTSTOREDB_URL })
-    : makePostgresEventStore({ pool: db.pool, log }, { schema: EVENT_STORE_SCHEMA })
+    : makePostgresEventStore({ pool: db.pool, log }, { schema: EVENT_STORE_SCHEMA, horizonWarnSeconds: config.SATANG_HORIZON_WARN_SECONDS })
 
 /**
  * Refuses a service connection as a superuser (it could rewrite the log, bypassing every trigger)

@@ -9,8 +9,8 @@ import { silentLogger } from '../../src/logger.ts'
 import { freshEventStoreSchema, type TestSchema } from '../support/postgres.ts'
 
 /**
- * `readCategoryUpToHead` on real PostgreSQL: an event committed while an older transaction of the
- * cluster is still open is not readable from the global log yet; a decision that must see every event
+ * `readCategoryUpToHead` on real PostgreSQL: an event committed while an older append transaction
+ * is still open is not readable from the global log yet; a decision that must see every event
  * of a category (start-up recovery of creates, the refund carry-over) waits for it instead of missing
  * it, and says so when it could not wait long enough.
  */
@@ -44,11 +44,12 @@ const append = async (stream: string, n: number): Promise<void> => {
   if (E.isLeft(r)) throw new Error(`append ${stream}: ${r.left._tag}`)
 }
 
-/** A transaction holding a transaction id, so events committed after it began stay below the horizon until it ends. */
+/** An append transaction holding a transaction id, so events committed after it began stay beyond the horizon until it ends. */
 const openTransaction = async (): Promise<{ readonly end: () => Promise<void> }> => {
   const c = new Client({ connectionString: es.url })
   await c.connect()
   await c.query('begin')
+  await c.query(`select "${es.schema}".register_append()`)
   await c.query('select pg_current_xact_id()')
   return {
     end: async () => {

@@ -126,7 +126,8 @@ describe('the orders projection through the projector (real PostgreSQL)', () => 
     try {
       await projector.caughtUp(30_000)
       await slow.query('begin')
-      await slow.query('select pg_current_xact_id()') // an older transaction: the events below wait behind it
+      await slow.query(`select "${es.schema}".register_append()`)
+      await slow.query('select pg_current_xact_id()') // an older append transaction: the events below wait behind it
       for (const e of o.events) await appendEvent(store, o.stream, e)
       const waiting = projector.caughtUp(30_000)
       let settled = false

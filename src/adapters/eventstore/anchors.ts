@@ -23,6 +23,7 @@ import type { Position } from '../../application/ports/event-store.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
 import { makeHeadsDigest, type StreamHead } from './chain.ts'
+import { readHorizon } from './postgres-horizon.ts'
 import { pad20 } from './envelope.ts'
 
 export const ANCHOR_FORMAT = 'satang-anchor-v1'
@@ -185,9 +186,11 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
       await client.query('select pg_advisory_xact_lock($1, $2)', [SERVICE_LOCKS, SERVICE_LOCK.anchors])
       const last = await client.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors a order by a.seq desc limit 1`)
       const prev = last.rows[0] === undefined ? null : anchorOf(last.rows[0])
-      // Everything at or before the head is committed (below every running transaction): the range is final.
+      // Everything at or before the head is committed (below the horizon): the range is final.
+      const { below } = await readHorizon(client)
       const head = await client.query<{ tx_id: string; position: string }>(
-        `select e.tx_id::text, e.position::text from ${t} e where e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) order by e.tx_id desc, e.position desc limit 1`,
+        `select e.tx_id::text, e.position::text from ${t} e where e.tx_id < $1::xid8 order by e.tx_id desc, e.position desc limit 1`,
+        [below],
       )
       const h = head.rows[0]
       const position = h === undefined ? null : (`${pad20(h.tx_id)}-${pad20(h.position)}` as Position)

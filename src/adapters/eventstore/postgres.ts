@@ -11,15 +11,16 @@
  * commit out of position order. A reader that asks for "position > last seen" can pass over a
  * smaller position that commits a moment later, and never come back for it. Instead:
  *  - each row stores the id of the transaction that wrote it;
- *  - a reader only reads rows whose transaction id is below `pg_snapshot_xmin(pg_current_snapshot())`,
- *    the oldest transaction still running when its statement started. Every transaction below that
- *    has finished, and every transaction that starts later gets a larger id, so the set of rows
- *    below the horizon is final: no row can appear there after the read;
+ *  - a reader only reads rows whose transaction id is below the horizon, taken in a statement of
+ *    its own just before (src/adapters/eventstore/postgres-horizon.ts): the oldest append
+ *    transaction of satang's still running, or the cluster's next transaction id. Every append below
+ *    it has finished, and every append that starts later gets a larger id, so the set of rows below
+ *    the horizon is final: no row can appear there after the read. Other transactions of the
+ *    cluster never hold it back;
  *  - rows are read in (tx_id, position) order and the cursor (the checkpoint, the opaque position
  *    string) is that same pair, compared as a row value, matching the primary key index.
  * So a reader never skips an event. The price: an event becomes readable only once every older
- * transaction in the cluster has ended, so no transaction may stay open long (see docs/operations.md
- * "Event store operations").
+ * append has ended (see docs/operations.md "Event store operations").
  *
  * Each stream's events keep their order in the global log: an append reads the stream's revision
  * and inserts the next ones in one statement, in its own transaction. Its snapshot includes the
@@ -57,6 +58,7 @@ import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
 import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
+import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 
 export type PostgresEventStoreConfig = {
@@ -68,6 +70,8 @@ export type PostgresEventStoreConfig = {
   readonly pageSize?: number
   /** Notifications to other processes are coalesced to at most one per this interval. Default 10 ms. */
   readonly notifyIntervalMs?: number
+  /** A subscriber held back this long by the horizon logs the appenders it waits for (at most once per this interval per store). Default 10 s. */
+  readonly horizonWarnSeconds?: number
 }
 
 export type PostgresEventStoreDeps = {
@@ -173,6 +177,25 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const subscriptions = new Set<Subscription>()
   const tag = fnv1a(schema)
   const t = `"${schema}".events`
+  const horizonWarnMs = (config.horizonWarnSeconds ?? 10) * 1000
+  let lastHorizonWarning = Number.NEGATIVE_INFINITY
+
+  /** Names the appenders that hold the horizon back, rate-limited across this store's subscribers. */
+  const warnHeldBack = async (blockedMs: number): Promise<void> => {
+    const now = performance.now()
+    if (now - lastHorizonWarning < horizonWarnMs) return
+    lastHorizonWarning = now
+    try {
+      const holders = await horizonHolders(pool)
+      const oldest = holders[0]
+      log.warn(
+        { heldBackMs: Math.round(blockedMs), horizon: oldest?.txId, pid: oldest?.pid, openSeconds: oldest?.openSeconds, holders: holders.slice(0, 10) },
+        `event log readers are held back by an append transaction open for ${oldest?.openSeconds == null ? 'an unknown time' : `${oldest.openSeconds.toFixed(1)} s`} (pid ${String(oldest?.pid ?? 'unknown')}, transaction ${oldest?.txId ?? 'unknown'}); docs/operations.md "Event store operations"`,
+      )
+    } catch (err) {
+      log.warn({ err, heldBackMs: Math.round(blockedMs) }, 'event log readers are held back by the horizon; could not list the transactions holding it')
+    }
+  }
 
   const query = async (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => (await pool.query<unknown[]>(config)).rows
 
@@ -187,14 +210,14 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       name: `satang_es_all_${tag}`,
       text: `select ${EVENT_COLUMNS} from ${t} e
               where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
-                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+                and e.tx_id < $4::xid8
               order by e.tx_id, e.position limit $3`,
     },
     readCategory: {
       name: `satang_es_cat_${tag}`,
       text: `select ${EVENT_COLUMNS} from ${t} e
               where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
-                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+                and e.tx_id < $5::xid8
                 and e.stream_name like $4
               order by e.tx_id, e.position limit $3`,
     },
@@ -202,7 +225,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       name: `satang_es_count_${tag}`,
       text: `select count(*)::int from (select 1 from ${t} e
               where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
-                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+                and e.tx_id < $4::xid8
               order by e.tx_id, e.position limit $3) c`,
     },
     // A subscriber with a prefix scans every row, but reads the payload only of rows that match,
@@ -213,11 +236,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
                     case when m then e.data end, case when m then e.metadata end, (extract(epoch from e.recorded_at) * 1000)::bigint
                from ${t} e, lateral (select e.stream_name like $4 as m) f
               where (e.tx_id, e.position) > ($1::xid8, $2::bigint)
-                and e.tx_id < (select pg_snapshot_xmin(pg_current_snapshot()))
+                and e.tx_id < $5::xid8
               order by e.tx_id, e.position limit $3`,
     },
     // Whether rows beyond the cursor are visible at all: if so, they are waiting for an older
-    // transaction to finish, and the subscriber should look again soon rather than sleep.
+    // append to finish, and the subscriber should look again soon rather than sleep.
     // (Not `exists (…)`: its generic plan is a sequential scan; ordered with a limit it is an index probe.)
     // The last committed row, visible to readers or not: the primary key index read backwards.
     head: { name: `satang_es_head_${tag}`, text: `select e.tx_id::text, e.position from ${t} e order by e.tx_id desc, e.position desc limit 1` },
@@ -350,10 +373,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   const readPage = (cursor: Cursor, maxCount: number, prefix: string | undefined): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
     TE.tryCatch(async () => {
+      const { below } = await readHorizon(pool)
       const rows =
         prefix === undefined
-          ? await query({ ...sql.readAll, values: [cursor.txId, cursor.position, maxCount], rowMode: 'array' })
-          : await query({ ...sql.readCategory, values: [cursor.txId, cursor.position, maxCount, prefixPattern(prefix)], rowMode: 'array' })
+          ? await query({ ...sql.readAll, values: [cursor.txId, cursor.position, maxCount, below], rowMode: 'array' })
+          : await query({ ...sql.readCategory, values: [cursor.txId, cursor.position, maxCount, prefixPattern(prefix), below], rowMode: 'array' })
       return rows.map(toItem)
     }, failure(prefix === undefined ? 'readAll' : 'readCategory'))
 
@@ -370,13 +394,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     )
 
   /** One page for a subscriber: the items to deliver, and where its cursor is after the page. */
-  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined): Promise<{ items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }> => {
+  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string): Promise<{ items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }> => {
     if (prefix === undefined) {
-      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, pageSize], rowMode: 'array' })
+      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, pageSize, below], rowMode: 'array' })
       const items = rows.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem(row)] as const)
       return { items, scanned: rows.length, next: items.at(-1)?.[0] ?? cursor }
     }
-    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, pageSize, prefixPattern(prefix)], rowMode: 'array' })
+    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, pageSize, prefixPattern(prefix), below], rowMode: 'array' })
     const items = rows.filter((row) => row[2] === true).map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
     const last = rows.at(-1)
     return { items, scanned: rows.length, next: last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) } }
@@ -403,16 +427,23 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let cursor = start.right
       const unregister = wakeups.register(wake)
       let blockedBackoff = 1
+      let blockedSince: number | undefined
       let idleBackoff = ACTIVE_POLL_MS
       let failureBackoff = 100
+      // Kept while pages come back full (more lies below it); taken again after a shorter page.
+      let horizon: Horizon | undefined
       try {
         while (!stopping) {
           woken = false
           let page: Awaited<ReturnType<typeof subscriptionPage>>
           let beyond = false
           try {
-            page = await subscriptionPage(cursor, options.streamNamePrefix)
-            if (page.scanned === 0) {
+            horizon ??= await readHorizon(pool)
+            const { waitingFor } = horizon
+            page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below)
+            if (page.scanned < pageSize) horizon = undefined
+            // Held back only if an append was in flight; otherwise what commits later notifies.
+            if (page.scanned === 0 && waitingFor > 0) {
               const rows = await query({ ...sql.beyond, values: [cursor.txId, cursor.position], rowMode: 'array' })
               beyond = rows[0]?.[0] === true
             }
@@ -436,16 +467,22 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           }
           cursor = page.next
           if (page.scanned > 0) {
+            blockedSince = undefined
             blockedBackoff = 1
             idleBackoff = ACTIVE_POLL_MS
             continue
           }
           if (woken) continue
           if (beyond) {
-            // Committed rows wait behind an older transaction that is still running.
+            // Committed rows wait behind an older append that is still running: its commit wakes
+            // this subscriber (its process notifies); meanwhile look again soon.
+            const now = performance.now()
+            blockedSince ??= now
+            if (now - blockedSince >= horizonWarnMs) await warnHeldBack(now - blockedSince)
             await pause(blockedBackoff)
             blockedBackoff = Math.min(blockedBackoff * 2, MAX_BLOCKED_BACKOFF_MS)
           } else {
+            blockedSince = undefined
             // Right after activity, look again soon (notifications are coalesced under load);
             // the wait doubles while nothing comes, up to the polling fallback. A notification
             // ends any wait.
@@ -483,7 +520,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.fromEither(decodePosition(from)),
       TE.flatMap((cursor): TE.TaskEither<ReadError, number> =>
         TE.tryCatch(async () => {
-          const rows = await query({ ...sql.countAfter, values: [cursor.txId, cursor.position, Math.max(0, Math.floor(cap))], rowMode: 'array' })
+          const { below } = await readHorizon(pool)
+          const rows = await query({ ...sql.countAfter, values: [cursor.txId, cursor.position, Math.max(0, Math.floor(cap)), below], rowMode: 'array' })
           return Number(rows[0]?.[0] ?? 0)
         }, failure('countAfter')),
       ),

@@ -9,6 +9,16 @@
 /** Appends serialise per stream on `(STREAM_LOCKS, hashtext(stream))` (transaction locks; see the event store migration). */
 export const STREAM_LOCKS = 1_515_847_681
 
+/**
+ * Every transaction that appends events holds `(HORIZON_LOCKS, HORIZON_APPENDERS)` in shared mode
+ * (a transaction lock taken before the transaction has an id, by the events table's statement
+ * trigger or `register_append()`); readers of the global order wait only for its holders (see
+ * src/adapters/eventstore/postgres-horizon.ts). One pair per database, whatever the schema: it
+ * must not change when a schema is renamed.
+ */
+export const HORIZON_LOCKS = 1_515_847_686
+export const HORIZON_APPENDERS = 1
+
 /** Locks of satang's services: `(SERVICE_LOCKS, SERVICE_LOCK.…)`. */
 export const SERVICE_LOCKS = 1_515_847_682
 

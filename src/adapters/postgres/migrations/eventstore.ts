@@ -5,7 +5,7 @@ import type { Knex } from 'knex'
 import type { EventStoreFailure } from '../../../application/ports/event-store.ts'
 import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
-import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
+import { HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
 
 // The lock that serialises concurrent migrations of one database.
@@ -236,6 +236,49 @@ create trigger anchor_heads_no_truncate before truncate on "${s}".anchor_heads f
 comment on table "${s}".anchors is 'satang anchors: signed (Ed25519) global position and stream heads digest of the event log; insert-only';
 `
 
+// The horizon (0004): readers of the global order wait only for transactions registered as
+// appenders (src/adapters/eventstore/postgres-horizon.ts says why that is enough). A transaction
+// registers by taking (HORIZON_LOCKS, HORIZON_APPENDERS) shared for its duration, and must do so
+// before it has a transaction id: the statement trigger does it for every INSERT into the events
+// table (a statement trigger fires before the statement's first row, so before the id it assigns),
+// whichever code runs it; a transaction that wrote something else first must call register_append()
+// first, or its insert is refused. The setting records that the lock was taken while the
+// transaction had no id (a rolled back savepoint undoes both).
+const createHorizon = (s: string): string => `
+create function "${s}".register_append() returns void
+language plpgsql volatile as $fn$
+begin
+  if current_setting('satang.horizon_registered', true) = 'on' then
+    return;
+  end if;
+  if pg_current_xact_id_if_assigned() is not null then
+    raise exception 'satang event log: transaction % wrote before it registered as an appender, so readers could pass over its events', pg_current_xact_id_if_assigned()
+      using errcode = 'object_not_in_prerequisite_state',
+            hint = 'Call select "${s}".register_append() as the first statement of a transaction that appends events, before it writes anything (docs/architecture.md "The horizon").';
+  end if;
+  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+  perform set_config('satang.horizon_registered', 'on', true);
+end
+$fn$;
+
+-- register_append() inlined: this runs at every append.
+create function "${s}".events_register() returns trigger
+language plpgsql volatile as $fn$
+begin
+  if pg_current_xact_id_if_assigned() is null then
+    perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+    perform set_config('satang.horizon_registered', 'on', true);
+  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
+    perform "${s}".register_append(); -- raises, naming the rule
+  end if;
+  return null;
+end
+$fn$;
+
+create trigger events_register before insert on "${s}".events for each statement execute function "${s}".events_register();
+comment on table "${s}".events is 'satang event log: append-only (UPDATE, DELETE and TRUNCATE refused by triggers), each event hash-chained to the previous one of its stream; global order is (tx_id, position); appenders register (register_append, the events_register trigger) and readers read below the oldest registered appender still running';
+`
+
 const migrations = (schema: string): ReadonlyArray<Migration> => [
   {
     name: '0001_events',
@@ -254,6 +297,7 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
     },
   },
   { name: '0003_anchors', up: async (db) => void (await db.raw(createAnchors(schema))) },
+  { name: '0004_horizon', up: async (db) => void (await db.raw(createHorizon(schema))) },
 ]
 
 const AppliedMigrations = t.array(t.type({ name: t.string }))

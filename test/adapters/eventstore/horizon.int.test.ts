@@ -1,0 +1,262 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { Writable } from 'node:stream'
+import * as E from 'fp-ts/lib/Either.js'
+import { Client } from 'pg'
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { registerHorizonMetrics } from '../../../src/adapters/http/horizon-metrics.ts'
+import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
+import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
+import type { EventStore, EventToAppend, Position, ReadItem } from '../../../src/application/ports/event-store.ts'
+import { makeLogger, silentLogger } from '../../../src/logger.ts'
+import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
+
+/**
+ * Issue 24: readers of the global order wait only for satang's appends in flight (registered on the
+ * horizon lock), never for other transactions; a dead appender never holds them; a log written
+ * before the registration existed is upgraded and read completely.
+ */
+
+const log = silentLogger()
+let schema: TestSchema
+let store: EventStore
+
+beforeAll(async () => {
+  schema = await freshEventStoreSchema('horizon')
+  store = makePostgresEventStore({ pool: schema.pool(4), log }, { schema: schema.schema })
+})
+afterAll(async () => {
+  await store.close()
+  await schema.drop()
+})
+
+const anEvent = (n = 1): EventToAppend => ({
+  eventId: randomUUID(),
+  type: 'ThingHappened',
+  schemaVersion: 1,
+  data: { n },
+  metadata: { correlationId: 'c', causationId: 'c', recordedAt: '2026-01-01T00:00:00.000Z', source: 'test' },
+})
+
+/** The insert today's append path ran (no registration of its own): only the trigger registers it. */
+const rawInsert = (s: string): string =>
+  `insert into "${s}".events (stream_name, stream_revision, event_id, type, schema_version, data, metadata) values ($1, 0, $2, 'ThingHappened', 1, '{"n":1}', '{"correlationId":"c","causationId":"c","recordedAt":"2026-01-01T00:00:00.000Z","source":"test"}')`
+
+const ids = (items: ReadonlyArray<ReadItem>): string[] => items.map((i) => (E.isRight(i) ? i.right.eventId : 'undecodable'))
+
+const readFrom = async (s: EventStore, from: Position | undefined): Promise<string[]> => {
+  const r = await s.readAll({ ...(from === undefined ? {} : { from }), maxCount: 100_000 })()
+  if (E.isLeft(r)) throw new Error(`readAll: ${r.left._tag}`)
+  return ids(r.right)
+}
+
+const marker = async (): Promise<Position> => {
+  const m = await store.append(`m-${randomUUID()}`, [anEvent()], 'any')()
+  if (E.isLeft(m)) throw new Error('marker')
+  return m.right.position
+}
+
+const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 2_000): Promise<void> => {
+  const start = performance.now()
+  while (!(await ok())) {
+    if (performance.now() - start > ms) throw new Error(`${what}: not within ${String(ms)} ms`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/** An appender that inserted one event and stays open: its pid and event id. */
+const openAppender = async (): Promise<{ client: Client; pid: number; eventId: string }> => {
+  const c = new Client({ connectionString: schema.url })
+  await c.connect()
+  c.on('error', () => undefined) // terminated on purpose
+  const eventId = randomUUID()
+  await c.query('begin')
+  await c.query(rawInsert(schema.schema), [`held-${randomUUID()}`, eventId])
+  const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0
+  return { client: c, pid, eventId }
+}
+
+describe('registration', () => {
+  it('every insert registers its transaction on the horizon lock before it has a transaction id', async () => {
+    const { client, pid } = await openAppender()
+    try {
+      const held = await client.query<{ n: number }>(
+        `select count(*)::int as n from pg_locks where pid = $1 and locktype = 'advisory' and classid = 1515847686 and objid = 1 and objsubid = 2 and mode = 'ShareLock' and granted`,
+        [pid],
+      )
+      expect(held.rows[0]?.n).toBe(1)
+    } finally {
+      await client.query('rollback')
+      await client.end()
+    }
+  })
+
+  it('refuses an insert by a transaction that wrote before registering, and accepts it after register_append() as the first statement', async () => {
+    const c = new Client({ connectionString: schema.url })
+    await c.connect()
+    try {
+      await c.query('begin')
+      await c.query('select pg_current_xact_id()')
+      await expect(c.query(rawInsert(schema.schema), [`late-${randomUUID()}`, randomUUID()])).rejects.toThrow(/wrote before it registered as an appender/)
+      await c.query('rollback')
+      await c.query('begin')
+      await c.query(`select "${schema.schema}".register_append()`)
+      await c.query(`create temporary table scratch (n int) on commit drop`)
+      await c.query('insert into scratch values (1)')
+      await c.query(rawInsert(schema.schema), [`early-${randomUUID()}`, randomUUID()])
+      await c.query('commit')
+    } finally {
+      await c.end()
+    }
+  })
+})
+
+describe('what readers wait for', () => {
+  it('an older append in flight holds readers back; a transaction that is not an append does not', async () => {
+    const from = await marker()
+    const other = new Client({ connectionString: schema.url })
+    await other.connect()
+    try {
+      await other.query('begin')
+      await other.query('select pg_current_xact_id()') // a transaction id, open, but not an appender
+      const a = anEvent()
+      expect(E.isRight(await store.append(`free-${randomUUID()}`, [a], 'no_stream')())).toBe(true)
+      expect(await readFrom(store, from)).toEqual([a.eventId])
+    } finally {
+      await other.query('rollback')
+      await other.end()
+    }
+  })
+
+  it('an appender terminated mid-transaction (pg_terminate_backend) releases the horizon at once; nothing is skipped', async () => {
+    const from = await marker()
+    const held = await openAppender()
+    const later = anEvent()
+    expect(E.isRight(await store.append(`after-${randomUUID()}`, [later], 'no_stream')())).toBe(true)
+    expect(await readFrom(store, from)).toEqual([])
+    const killer = new Client({ connectionString: schema.url })
+    await killer.connect()
+    await killer.query('select pg_terminate_backend($1, 5000)', [held.pid])
+    await killer.end()
+    await held.client.end().catch(() => undefined)
+    expect(await readFrom(store, from)).toEqual([later.eventId])
+  })
+
+  it('an appender whose process is SIGKILLed mid-transaction releases the horizon as its backend ends; nothing is skipped', async () => {
+    const from = await marker()
+    const script = `
+      import pg from 'pg'
+      const c = new pg.Client({ connectionString: process.env.HZ_URL })
+      await c.connect()
+      await c.query('begin')
+      await c.query(process.env.HZ_SQL, ['killed-' + crypto.randomUUID(), crypto.randomUUID()])
+      const r = await c.query('select pg_backend_pid() as pid')
+      process.stdout.write('held ' + r.rows[0].pid + '\\n')
+      setInterval(() => undefined, 60000)`
+    const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, HZ_URL: schema.url, HZ_SQL: rawInsert(schema.schema) }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = ''
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /held (\d+)/.exec(out)
+        if (m !== null) resolve(Number(m[1]))
+      })
+      child.on('exit', (code) => reject(new Error(`child exited ${String(code)}`)))
+    })
+    const later = anEvent()
+    expect(E.isRight(await store.append(`after-kill-${randomUUID()}`, [later], 'no_stream')())).toBe(true)
+    expect(await readFrom(store, from)).toEqual([])
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill('SIGKILL')
+    await exited
+    await waitFor('the killed appender’s backend to end and the later event to be readable', async () => (await readFrom(store, from)).length > 0)
+    expect(await readFrom(store, from)).toEqual([later.eventId])
+    expect((await schema.db.raw('select count(*)::int as n from pg_stat_activity where pid = ?', [pid])).rows[0].n).toBe(0)
+  })
+
+  it('a live subscriber held back by a stuck appender logs it with its pid and transaction id, the horizon age is a metric, and the events arrive once it ends', async () => {
+    const from = await marker()
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString())
+        done()
+      },
+    })
+    const pool = schema.pool(4)
+    const watched = makePostgresEventStore({ pool, log: makeLogger({ level: 'warn' }, sink) }, { schema: schema.schema, horizonWarnSeconds: 1 })
+    const seen: string[] = []
+    const sub = watched.subscribeToAll({ from }, (item) => {
+      seen.push(...ids([item]))
+      return Promise.resolve()
+    })
+    const held = await openAppender()
+    const txId = (await held.client.query<{ x: string }>('select pg_current_xact_id()::text as x')).rows[0]?.x ?? ''
+    try {
+      const later = anEvent()
+      expect(E.isRight(await store.append(`after-stuck-${randomUUID()}`, [later], 'no_stream')())).toBe(true)
+      await waitFor('the warning', () => Promise.resolve(lines.some((l) => l.includes('held back by an append transaction'))), 5_000)
+      const warning = JSON.parse(lines.find((l) => l.includes('held back by an append transaction')) ?? '{}') as { pid?: number; horizon?: string; msg?: string }
+      expect(warning.pid).toBe(held.pid)
+      expect(warning.horizon).toBe(txId)
+      expect(warning.msg).toContain(`pid ${String(held.pid)}, transaction ${txId}`)
+      expect(seen).toEqual([])
+      const registry = new Registry()
+      registerHorizonMetrics(registry, pool, log)
+      const age = /^satang_eventstore_horizon_age_seconds (\S+)$/m.exec(await registry.metrics())
+      expect(Number(age?.[1])).toBeGreaterThanOrEqual(1)
+      await held.client.query('commit')
+      await waitFor('both events at the subscriber', () => Promise.resolve(seen.length === 2))
+      expect(seen).toEqual([held.eventId, later.eventId])
+    } finally {
+      await held.client.end()
+      await sub.stop()
+      await watched.close()
+    }
+  })
+})
+
+describe('upgrade of a log written before the registration existed', () => {
+  it('a log made by the previous migrations and appends that never registered, one still open during the upgrade, is read completely and in order', async () => {
+    const old = await freshEventStoreSchema('horizon_old')
+    try {
+      // The schema as the previous release left it: migrations 0001–0003, no registration.
+      await old.db.raw(`drop trigger events_register on "${old.schema}".events; drop function "${old.schema}".events_register(); drop function "${old.schema}".register_append()`)
+      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name = '0004_horizon'`)
+      const c = new Client({ connectionString: old.url })
+      await c.connect()
+      const written: string[] = []
+      for (let i = 0; i < 5; i++) {
+        const id = randomUUID()
+        await c.query(rawInsert(old.schema), [`old-${String(i)}-${randomUUID()}`, id])
+        written.push(id)
+      }
+      // An old appender still in flight when the upgrade starts: the migration waits for it.
+      const inFlight = randomUUID()
+      await c.query('begin')
+      await c.query(rawInsert(old.schema), [`old-open-${randomUUID()}`, inFlight])
+      const migrating = migrateEventStore({ db: old.db, log }, { schema: old.schema })()
+      let migrated = false
+      void migrating.then(() => (migrated = true))
+      await new Promise((r) => setTimeout(r, 300))
+      expect(migrated).toBe(false)
+      await c.query('commit')
+      expect(E.isRight(await migrating)).toBe(true)
+      written.push(inFlight)
+      // The old append path again, after the upgrade: registered by the trigger.
+      const after = randomUUID()
+      await c.query(rawInsert(old.schema), [`old-after-${randomUUID()}`, after])
+      written.push(after)
+      await c.end()
+      const upgraded = makePostgresEventStore({ pool: old.pool(2), log }, { schema: old.schema })
+      try {
+        expect(await readFrom(upgraded, undefined)).toEqual(written)
+      } finally {
+        await upgraded.close()
+      }
+    } finally {
+      await old.drop()
+    }
+  })
+})
