@@ -7,8 +7,15 @@ import { makeKnex, makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { migrateEventStore } from '../../src/adapters/postgres/migrations/eventstore.ts'
 import { silentLogger, type Logger } from '../../src/logger.ts'
 
-/** The database the int project's global setup found or started. */
-export const testDatabaseUrl = (): string => inject('databaseUrl')
+/**
+ * The database the int project's global setup found or started for this worker slot: files that run
+ * at the same time use different PostgreSQL servers (see postgres-global-setup.ts).
+ */
+export const testDatabaseUrl = (): string => {
+  const urls = inject('databaseUrls')
+  const slot = Number(process.env['VITEST_POOL_ID'] ?? '1')
+  return urls[(Number.isInteger(slot) && slot > 0 ? slot - 1 : 0) % urls.length] ?? inject('databaseUrl')
+}
 
 /** A schema name no other run uses: `t_<label>_<random>`. */
 export const uniqueSchemaName = (label: string): string => `t_${label}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
