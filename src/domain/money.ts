@@ -31,6 +31,7 @@ export const amountRuleViolations = (text: string): ReadonlyArray<string> => {
     if (!/[eE]/.test(text)) rules.push('must be digits with an optional decimal point')
     return rules
   }
+  // Stryker disable next-line StringLiteral: the (\d+) group always matches, so the default is never used
   const [, int = '', frac] = m
   if (frac !== undefined && frac.length === 0) rules.push('must have digits after the decimal point')
   if (frac !== undefined && frac.length > MAX_FRACTION_DIGITS) rules.push('must have at most two decimals (8,2)')

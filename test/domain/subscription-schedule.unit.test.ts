@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest'
 import { formatCalendarDate, parseCalendarDate, type CalendarDate } from '../../src/domain/bangkok-time.ts'
 import {
   addDays,
+  addMonths,
   afterCancel,
   afterCharge,
+  billingDate,
   billingDates,
   compareDates,
   daysInMonth,
@@ -229,5 +231,74 @@ describe('cancel and due checks', () => {
     expect(isChargeDue(s, date('2026-01-31'))).toBe(true)
     expect(isChargeDue(s, date('2026-03-01'))).toBe(true)
     expect(isChargeDue(afterCancel(s), date('2026-03-01'))).toBe(false)
+  })
+})
+
+describe('inputs no codec lets through are refused, each naming its rule', () => {
+  const bad = { year: 2026, month: 2, day: 30 }
+  it('daysInMonth: months 1 to 12, whole', () => {
+    expect(() => daysInMonth(2026, 0)).toThrow(new RangeError('month must be 1 to 12, got 0'))
+    expect(() => daysInMonth(2026, 13)).toThrow(new RangeError('month must be 1 to 12, got 13'))
+    expect(() => daysInMonth(2026, 1.5)).toThrow(new RangeError('month must be 1 to 12, got 1.5'))
+    expect([daysInMonth(2026, 1), daysInMonth(2026, 12), daysInMonth(2028, 2)]).toEqual([31, 31, 29])
+  })
+  it('isValidCalendarDate: each part checked on its own', () => {
+    expect(isValidCalendarDate({ year: 2026, month: 1, day: 1 })).toBe(true)
+    expect(isValidCalendarDate({ year: 2026, month: 12, day: 31 })).toBe(true)
+    for (const d of [
+      { year: 2026.5, month: 1, day: 1 },
+      { year: 2026, month: 1.5, day: 1 },
+      { year: 2026, month: 1, day: 1.5 },
+      { year: 2026, month: 0, day: 1 },
+      { year: 2026, month: 13, day: 1 },
+      { year: 2026, month: 1, day: 0 },
+      { year: 2026, month: 1, day: 32 },
+      bad,
+    ]) {
+      expect([d, isValidCalendarDate(d)]).toEqual([d, false])
+    }
+  })
+  it('addDays and addMonths: a calendar date and a whole number', () => {
+    expect(() => addDays(bad, 1)).toThrow(new RangeError(`addDays: date is not a calendar date: ${JSON.stringify(bad)}`))
+    expect(() => addDays(date('2026-01-01'), 0.5)).toThrow(new RangeError('addDays: n must be a whole number of days, got 0.5'))
+    expect(() => addMonths(bad, 1)).toThrow(new RangeError(`addMonths: date is not a calendar date: ${JSON.stringify(bad)}`))
+    expect(() => addMonths(date('2026-01-01'), 0.5)).toThrow(new RangeError('addMonths: n must be a whole number of months, got 0.5'))
+  })
+  it('a plan: totalTerms whole and at least 0; a cycle whole and at least 0', () => {
+    expect(() => billingDates(aPlan({ totalTerms: -1 }))).toThrow(new RangeError('billing plan: totalTerms must be a whole number of at least 0, got -1'))
+    expect(() => billingDates(aPlan({ totalTerms: 1.5 }))).toThrow(new RangeError('billing plan: totalTerms must be a whole number of at least 0, got 1.5'))
+    expect(() => billingDates(aPlan({ interval: 1.5 }))).toThrow(new RangeError('billing plan: interval must be a whole number of at least 1, got 1.5'))
+    expect(billingDates(aPlan({ totalTerms: 0 }))).toEqual([])
+    expect(() => billingDate(aPlan(), -1)).toThrow(new RangeError('billing cycle must be a whole number of at least 0, got -1'))
+    expect(() => billingDate(aPlan(), 0.5)).toThrow(new RangeError('billing cycle must be a whole number of at least 0, got 0.5'))
+    expect(() => billingDate({ ...aPlan(), totalTerms: -1 }, 0)).toThrow('totalTerms')
+    expect(() => nextBillingDate({ ...aPlan(), interval: 0 }, 0)).toThrow('interval')
+    // Even past the last term, where no date is computed.
+    expect(() => nextBillingDate({ ...aPlan(), interval: 0 }, 99)).toThrow('interval')
+    expect(() => initialChargeState({ ...aPlan(), interval: 0 })).toThrow('interval')
+    expect(() => afterCharge(aPlan(), initialChargeState(aPlan()), 'success', bad)).toThrow(new RangeError(`afterCharge: attemptDate is not a calendar date: ${JSON.stringify(bad)}`))
+  })
+  it('a plan of no terms starts COMPLETED, with nothing due', () => {
+    const s = initialChargeState(aPlan({ totalTerms: 0 }))
+    expect(s).toEqual({ termsCharged: 0, consecutiveFailures: 0, status: 'COMPLETED', nextAttempt: null, termsSkipped: 0 })
+    expect(isChargeDue(s, date('2030-01-01'))).toBe(false)
+  })
+  it('cancel keeps a cancelled state as it is; an ACTIVE state with no next attempt is not due', () => {
+    const cancelled = afterCancel(initialChargeState(aPlan()))
+    expect(afterCancel(cancelled)).toBe(cancelled)
+    const suspended: ChargeState = { termsCharged: 0, consecutiveFailures: 3, status: 'SUSPEND', nextAttempt: date('2026-01-15') }
+    expect(isChargeDue(suspended, date('2026-02-01'))).toBe(false)
+    expect(isChargeDue({ termsCharged: 0, consecutiveFailures: 0, status: 'ACTIVE', nextAttempt: null }, date('2026-02-01'))).toBe(false)
+    expect(afterCancel(suspended)).toEqual({ ...suspended, status: 'CANCELLED', nextAttempt: null })
+  })
+  it('far dates: day numbers of every 400-year cycle come back as the same date', () => {
+    for (const text of ['0001-01-01', '0400-02-29', '1600-12-31', '2000-03-01', '2100-02-28', '2399-12-31', '9999-12-31']) {
+      const d = date(text)
+      expect(formatCalendarDate(addDays(addDays(d, 146097), -146097))).toBe(text)
+      expect(formatCalendarDate(addDays(d, 0))).toBe(text)
+    }
+    expect(formatCalendarDate(addDays(date('2000-02-28'), 1))).toBe('2000-02-29')
+    expect(formatCalendarDate(addDays(date('2100-02-28'), 1))).toBe('2100-03-01')
+    expect(formatCalendarDate(addDays(date('1999-12-31'), 366))).toBe('2000-12-31')
   })
 })

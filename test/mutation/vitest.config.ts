@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config'
+
+// The tests Stryker runs against mutants of src/domain: the unit tests of the domain, of the pure
+// projections over it, and of the gateway signature (which exercises domain/gateway/signing.ts and
+// canonical.ts). No int/e2e test: a mutant is judged by fast, in-process tests only.
+export default defineConfig({
+  test: {
+    include: ['test/domain/**/*.unit.test.ts', 'test/projections/*.unit.test.ts', 'test/adapters/gateway/signing.unit.test.ts'],
+  },
+})
