@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto'
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises'
+import { createHash, randomUUID } from 'node:crypto'
+import { link, mkdir, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { hostname } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { Logger } from '../../logger.ts'
@@ -15,6 +16,13 @@ import { refusalText, writeFileNoFollow } from './safe-write.ts'
  * runs — same host, same boot, and the pid still names a process started at the recorded moment (a
  * reused pid does not count) — and refuses to start if it does. A lock whose holder is gone (SIGKILL,
  * OOM, power loss) is stale and replaced.
+ *
+ * Replacing a stale lock is itself exclusive: only the process that creates the claim
+ * `<lock>.replace.<digest of the stale text>.<n>` (O_EXCL) may move that lock aside. Without it, two
+ * processes that both read the same stale lock could each move "it" away, the second moving the
+ * first's fresh lock, and a third could take the name in between: two holders (seen under load). A
+ * claim whose creator died is followed by claim n + 1, never removed while others may race on it;
+ * claims are removed by the holder's release, and at a later start once a minute old.
  */
 
 export const LOCK_FILE = 'satang.lock'
@@ -64,7 +72,72 @@ const decodeHolder = (text: string): LockHolder | undefined => {
 const holderRuns = (h: LockHolder): boolean =>
   h.host !== hostname() || isRunning({ pid: h.pid, ...(h.startTime === undefined ? {} : { startTime: h.startTime }), ...(h.bootId === undefined ? {} : { bootId: h.bootId }) })
 
-const ATTEMPTS = 5
+// Most attempts are the short waits for another process replacing the same stale lock (about 10 s in all).
+const ATTEMPTS = 500
+/** How long a process waits for another one that is replacing the same stale lock, between looks. */
+const REPLACING_WAIT_MS = 20
+/** Claims older than this are left over from earlier starts and may be removed. */
+const CLAIM_MAX_AGE_MS = 60_000
+/** A claim still unreadable after this long was abandoned half written. */
+const UNREADABLE_CLAIM_MS = 10_000
+
+const Claimant = t.intersection([t.strict({ pid: t.number, host: t.string }), t.partial({ startTime: t.string, bootId: t.string })])
+
+const claimPrefix = (path: string): string => `${basename(path)}.replace.`
+
+/**
+ * Claims the replacement of the stale lock whose text is `text`: true when this process created the
+ * claim; false while a live process holds it (wait and look again). A claim whose creator no longer
+ * runs is followed by the next one.
+ */
+const claimReplacement = async (path: string, text: string): Promise<boolean> => {
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 32)
+  const self = identityOf()
+  const claimant = JSON.stringify({ pid: self.pid, host: hostname(), ...(self.startTime === undefined ? {} : { startTime: self.startTime }), ...(self.bootId === undefined ? {} : { bootId: self.bootId }) })
+  for (let n = 1; n <= 100; n += 1) {
+    const claim = join(dirname(path), `${claimPrefix(path)}${digest}.${String(n)}`)
+    try {
+      await writeFile(claim, `${claimant}\n`, { mode: 0o644, flag: 'wx' })
+      return true
+    } catch (e) {
+      if (codeOf(e) !== 'EEXIST') throw e
+    }
+    const held = await readIfExists(claim)
+    let parsed: unknown
+    try {
+      parsed = held === undefined ? undefined : JSON.parse(held)
+    } catch {
+      parsed = undefined
+    }
+    const decoded = Claimant.decode(parsed)
+    if (E.isLeft(decoded)) {
+      // Being written (it is created empty, then filled), or its creator died in between: taken to be
+      // running unless it has been unreadable for longer than any write takes.
+      const info = await stat(claim).catch(() => undefined)
+      if (info === undefined || Date.now() - info.mtimeMs < UNREADABLE_CLAIM_MS) return false
+      continue
+    }
+    const c = decoded.right
+    if (c.host !== hostname() || isRunning({ pid: c.pid, ...(c.startTime === undefined ? {} : { startTime: c.startTime }), ...(c.bootId === undefined ? {} : { bootId: c.bootId }) })) return false
+  }
+  throw new Error(`more than 100 abandoned claims to replace the stale lock ${path}`)
+}
+
+/** Removes the replacement claims next to `path` (all of them, or those older than `olderThanMs`). */
+const removeClaims = async (path: string, olderThanMs?: number): Promise<void> => {
+  const dir = dirname(path)
+  const names = (await readdir(dir).catch(() => [])).filter((n) => n.startsWith(claimPrefix(path)))
+  for (const name of names) {
+    const claim = join(dir, name)
+    if (olderThanMs !== undefined) {
+      const info = await stat(claim).catch(() => undefined)
+      if (info === undefined || Date.now() - info.mtimeMs < olderThanMs) continue
+    }
+    await unlink(claim).catch((e: unknown) => {
+      if (codeOf(e) !== 'ENOENT') throw e
+    })
+  }
+}
 
 /** Takes `<dir>/satang.lock` for `command`, or says who holds it (see `lockFile`). */
 export const lockDataDir = (deps: { readonly log: Logger }, dir: string, command: string): Promise<E.Either<LockFailure, InstanceLock>> => lockFile(deps, join(dir, LOCK_FILE), command)
@@ -101,6 +174,7 @@ export const lockFile = async (deps: { readonly log: Logger }, path: string, com
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       try {
         await link(staged, path)
+        await removeClaims(path, CLAIM_MAX_AGE_MS)
         return E.right(makeLock(log, path, holder))
       } catch (e) {
         if (codeOf(e) !== 'EEXIST') return failed(`cannot create the lock file ${JSON.stringify(path)}`, e)
@@ -109,6 +183,11 @@ export const lockFile = async (deps: { readonly log: Logger }, path: string, com
       if (text === undefined) continue
       const existing = decodeHolder(text)
       if (existing !== undefined && holderRuns(existing)) return E.left({ _tag: 'DataDirInUse', path, holder: existing })
+      if (!(await claimReplacement(path, text))) {
+        // Another process is replacing this stale lock: look again once it has.
+        await sleep(REPLACING_WAIT_MS)
+        continue
+      }
       const aside = `${path}.${token}.stale`
       try {
         await rename(path, aside)
@@ -151,7 +230,9 @@ const makeLock = (log: Logger, path: string, holder: LockHolder): InstanceLock =
       if (E.isLeft(written)) log.warn({ path }, `not updating the lock file: ${refusalText(written.left)}`)
     },
     release: async () => {
-      if (await stillOurs()) await unlink(path)
+      if (!(await stillOurs())) return
+      await unlink(path)
+      await removeClaims(path)
     },
   }
 }

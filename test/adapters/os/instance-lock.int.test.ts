@@ -94,9 +94,7 @@ describe('the data directory lock', () => {
     expect(holderOf(dir)['token']).toBe('someone-else')
   })
 
-  it('among processes racing for a stale lock, exactly one wins', async () => {
-    const dir = fresh()
-    plant(dir, { pid: await deadPid() })
+  const race = (dir: string, n: number): Promise<string[]> => {
     const module = fileURLToPath(new URL('../../../src/adapters/os/instance-lock.ts', import.meta.url))
     const script = `
       import { lockDataDir } from ${JSON.stringify(module)}
@@ -106,17 +104,56 @@ describe('the data directory lock', () => {
       await new Promise((done) => setTimeout(done, 1500))
       if (r._tag === 'Right') await r.right.release()
     `
-    const racers = Array.from({ length: 6 }, () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)) })
-        let out = ''
-        let err = ''
-        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
-        child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
-        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`racer failed (${String(code)}): ${err}`))))
-      }),
+    return Promise.all(
+      Array.from({ length: n }, () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)) })
+          let out = ''
+          let err = ''
+          child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+          child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
+          child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`racer failed (${String(code)}): ${err}`))))
+        }),
+      ),
     )
-    const outcomes = await Promise.all(racers)
+  }
+
+  // Two holders were seen under load: a process that had read the stale lock moved the fresh lock of
+  // the one that replaced it, and a third took the name in between. Two CPU burners keep every racer
+  // slow between its read and its rename, round after round.
+  it('under load, round after round, exactly one of eight racers for a stale lock wins, and the replacement claims are gone after its release', async () => {
+    const burners = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'const end = Date.now() + 60000; while (Date.now() < end) {}'], { stdio: 'ignore' }))
+    try {
+      for (let round = 0; round < 4; round += 1) {
+        const dir = fresh()
+        plant(dir, { pid: await deadPid() })
+        const outcomes = await race(dir, 8)
+        expect(outcomes.filter((o) => o === 'won'), `round ${String(round)}: ${outcomes.join(', ')}`).toHaveLength(1)
+        expect(outcomes.filter((o) => o === 'DataDirInUse'), `round ${String(round)}: ${outcomes.join(', ')}`).toHaveLength(7)
+        expect(readdirSync(dir)).toEqual([])
+      }
+    } finally {
+      for (const b of burners) b.kill('SIGKILL')
+    }
+  }, 120_000)
+
+  it('a replacement claim left by a process that died is followed by the next one', async () => {
+    const dir = fresh()
+    plant(dir, { pid: await deadPid() })
+    const stale = readFileSync(join(dir, LOCK_FILE), 'utf8')
+    const { createHash } = await import('node:crypto')
+    const digest = createHash('sha256').update(stale).digest('hex').slice(0, 32)
+    writeFileSync(join(dir, `${LOCK_FILE}.replace.${digest}.1`), `${JSON.stringify({ pid: await deadPid(), host: hostname() })}\n`)
+    const taken = await lockDataDir({ log }, dir, 'after an abandoned claim')
+    expect(E.isRight(taken)).toBe(true)
+    if (E.isRight(taken)) await taken.right.release()
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('among processes racing for a stale lock, exactly one wins', async () => {
+    const dir = fresh()
+    plant(dir, { pid: await deadPid() })
+    const outcomes = await race(dir, 6)
     expect(outcomes.filter((o) => o === 'won')).toHaveLength(1)
     expect(outcomes.filter((o) => o === 'DataDirInUse')).toHaveLength(5)
     expect(readdirSync(dir)).toEqual([])
