@@ -18,7 +18,7 @@ import { connectGatewayForTool } from './reconcile-gateway.ts'
 import { progressLine, summaryText } from './reconcile-text.ts'
 import { afterWindow, beforeWindow, earliestReconcilableDay, firstEventAt, latestReconcilableDay } from './reconcile-window.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
-import { makeReconciliationQueries } from '../projections/reconciliation-queries.ts'
+import { makeReconciliationQueries } from '../projections/reconciliation/queries.ts'
 import { READ_MODEL_SCHEMA } from '../projections/index.ts'
 
 type ReconcileOptions = { date?: string; from?: string; to?: string; concurrency?: string; dryRun?: boolean; json?: boolean; asOf?: string; progress?: boolean }

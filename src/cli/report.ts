@@ -6,9 +6,9 @@ import { currencyTotals, isBalancedTotals, ledgerPeriodsJson, ledgerPeriodsText,
 import { parseAsOf } from '../application/as-of.ts'
 import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
-import { readTrialBalanceAsOf } from '../projections/ledger-as-of.ts'
+import { readTrialBalanceAsOf } from '../projections/ledger/as-of.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
-import { ledgerExists, readLedgerPeriods, readTrialBalance } from '../projections/ledger.ts'
+import { ledgerExists, readLedgerPeriods, readTrialBalance } from '../projections/ledger/reads.ts'
 import { EXIT, UsageError } from './io.ts'
 import { addReconciliationReport, addReportVerify } from './report-reconciliation.ts'
 

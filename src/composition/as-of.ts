@@ -4,7 +4,7 @@ import type { EventStore } from '../application/ports/event-store.ts'
 import type { UseCaseResult } from '../application/results.ts'
 import type { BalanceRow, BalanceScope } from '../domain/ledger/report.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
-import { readTrialBalanceAsOf } from '../projections/ledger-as-of.ts'
+import { readTrialBalanceAsOf } from '../projections/ledger/as-of.ts'
 import type { ReadModels } from '../projections/types.ts'
 
 /** The "as of" reads of the merchant API (`?as_of=`): resolving the text, an item's view, the trial balance. */

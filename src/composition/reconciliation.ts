@@ -13,7 +13,7 @@ import { startScheduler, type Scheduler } from '../jobs/scheduler.ts'
 import type { Logger } from '../logger.ts'
 import { READ_MODEL_SCHEMA } from '../projections/index.ts'
 import { readCheckpoints } from '../projections/checkpoints.ts'
-import { makeReconciliationQueries } from '../projections/reconciliation-queries.ts'
+import { makeReconciliationQueries } from '../projections/reconciliation/queries.ts'
 
 /*
  * Composition of reconciliation: the job's dependencies from configuration, the wait for the read

@@ -1,9 +1,9 @@
-import { auditLogProjection } from './audit-log.ts'
-import { ledgerProjection } from './ledger.ts'
-import { ordersProjection } from './orders.ts'
-import { reconciliationProjection } from './reconciliation.ts'
-import { refundsProjection } from './refunds.ts'
-import { subscriptionsProjection } from './subscriptions.ts'
+import { auditLogProjection } from './audit-log/projection.ts'
+import { ledgerProjection } from './ledger/projection.ts'
+import { ordersProjection } from './orders/projection.ts'
+import { reconciliationProjection } from './reconciliation/projection.ts'
+import { refundsProjection } from './refunds/projection.ts'
+import { subscriptionsProjection } from './subscriptions/projection.ts'
 import type { Projection } from './types.ts'
 
 /** The read-model schema satang uses (tables, views, checkpoints, knex_migrations). */

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex'
 import type { Pool } from 'pg'
-import { createRelayCheckpointsTable } from '../jobs/relay-checkpoint.ts'
+import { createRelayCheckpointsTable } from '../jobs/relay/relay-checkpoint.ts'
 import type { Logger } from '../logger.ts'
 import { createConsoleSessionsEndedTable } from '../platform/postgres/console-sessions.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 import { makeKnex } from '../platform/postgres/pool.ts'
 import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
-import { openBreaksOrderIndex } from './reconciliation.ts'
+import { openBreaksOrderIndex } from './reconciliation/projection.ts'
 import { qualified, type Projection } from './types.ts'
 
 /**
@@ -34,7 +34,7 @@ const projectionMigration = (schema: string, p: Projection): ReadModelMigration 
 export const readModelMigrations = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => [
   { name: '0001_projection_checkpoints', up: async (db) => void (await db.raw(createCheckpointsTable(schema))) },
   ...projections.map((p) => projectionMigration(schema, p)),
-  // The Kafka relay's checkpoints live beside the projections' (its SQL is the relay's: jobs/relay-checkpoint.ts).
+  // The Kafka relay's checkpoints live beside the projections' (its SQL is the relay's: jobs/relay/relay-checkpoint.ts).
   { name: 'relay_checkpoints_v1', up: async (db) => void (await db.raw(createRelayCheckpointsTable(schema))) },
   // The ledger with rule versions and closed periods: its tables change, so they are created again and
   // rebuilt from the log (no close can exist before this migration).

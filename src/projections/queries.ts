@@ -6,11 +6,11 @@ import type { OpenCreates, Projected, QuarantineClaim, QuarantinedKept, ReadMode
 import type { Refund } from '../domain/refund/index.ts'
 import type { Subscription } from '../domain/subscription/index.ts'
 import { isRetriablePgError, sqlStateOf } from '../platform/postgres/errors.ts'
-import { AUDIT_LOG, AUDIT_LOG_PROJECTION_NAME } from './audit-log.ts'
+import { AUDIT_LOG, AUDIT_LOG_PROJECTION_NAME } from './audit-log/projection.ts'
 import { readCheckpoints } from './checkpoints.ts'
-import { paymentViewOfRow } from './orders.ts'
-import { decodeRefundView } from './refund-state.ts'
-import { decodeSubscriptionView } from './subscription-state.ts'
+import { paymentViewOfRow } from './orders/projection.ts'
+import { decodeRefundView } from './refunds/state.ts'
+import { decodeSubscriptionView } from './subscriptions/state.ts'
 import { qualified, type ReadModels } from './types.ts'
 
 const failure =

@@ -24,7 +24,7 @@ import type { Config } from '../config.ts'
 import { loadOrCreateToken } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
 import { makeReadModelQueries } from '../projections/index.ts'
-import { makeReconciliationQueries } from '../projections/reconciliation-queries.ts'
+import { makeReconciliationQueries } from '../projections/reconciliation/queries.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** The merchant API's tokens: configured (`SATANG_API_TOKENS`), or one with every scope kept in `<data>/api-token`. */

@@ -13,7 +13,7 @@ import type { EventStore, EventToAppend } from '../../src/application/ports/even
 import { decodeDomainEvent, eventSourceOf, toEventToAppend } from '../../src/domain/events/registry.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA } from '../../src/main.ts'
-import { auditLogProjection } from '../../src/projections/audit-log.ts'
+import { auditLogProjection } from '../../src/projections/audit-log/projection.ts'
 import { projectedEventOf } from '../../src/projections/types.ts'
 import { freshDatabase } from '../adapters/http/database.ts'
 import * as order from '../domain/order/builders.ts'

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { Position, type ReadItem, type RecordedEvent } from '../../src/application/ports/event-store.ts'
 import { encodeDomainEvent } from '../../src/domain/events/registry.ts'
-import { publishablePrefix } from '../../src/jobs/relay.ts'
+import { publishablePrefix } from '../../src/jobs/relay/relay.ts'
 import { allEvents } from '../domain/events/catalogue.ts'
 
 const position = (n: number): Position => {

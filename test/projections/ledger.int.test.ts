@@ -1,6 +1,7 @@
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ledgerProjection, readEntries, readTrialBalance } from '../../src/projections/ledger.ts'
+import { ledgerProjection } from '../../src/projections/ledger/projection.ts'
+import { readEntries, readTrialBalance } from '../../src/projections/ledger/reads.ts'
 import { freshEventStoreSchema, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
 import { orderStream, refundStream } from '../domain/ledger/builders.ts'
 import { AFTER_MIDNIGHT, ledgerScenario } from '../domain/ledger/scenario.ts'

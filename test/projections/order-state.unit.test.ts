@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fold } from '../../src/domain/order/index.ts'
-import { decodeOrderState, encodeOrderState } from '../../src/projections/order-state.ts'
+import { decodeOrderState, encodeOrderState } from '../../src/projections/orders/state.ts'
 import { orderEventsOf, orderPlanArb } from './scenarios.ts'
 
 describe('the order state as JSON (kept by the orders projection between batches)', () => {

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline'
 import { Pool } from 'pg'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import { silentLogger } from '../../src/logger.ts'
-import { ordersProjection } from '../../src/projections/orders.ts'
+import { ordersProjection } from '../../src/projections/orders/projection.ts'
 import { startProjector } from '../../src/projections/projector.ts'
 
 const env = (name: string): string => {

@@ -8,7 +8,7 @@ import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.t
 import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { migrateReadModels } from '../../src/projections/migrations.ts'
-import { ordersProjection } from '../../src/projections/orders.ts'
+import { ordersProjection } from '../../src/projections/orders/projection.ts'
 import { compareWithRebuild } from '../../src/projections/rebuild.ts'
 import { freshEventStoreSchema, testDatabaseUrl, uniqueSchemaName, type TestSchema } from '../support/postgres.ts'
 import { appendEvent, interleave, orderEventsOf, orderPlanArb } from './scenarios.ts'

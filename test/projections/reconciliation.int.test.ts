@@ -4,7 +4,7 @@ import { decideAcknowledge, initialBreakState } from '../../src/domain/reconcili
 import type { CheckedItem, ItemRef, ReconciliationBreakDetectedData, RunEvent } from '../../src/domain/reconciliation/events/index.ts'
 import { decideRun, evolveRunState, initialRunState, type ItemRecord, type RunCommand } from '../../src/domain/reconciliation/run.ts'
 import { breakStreamName, runStreamName } from '../../src/domain/reconciliation/stream.ts'
-import { reconciliationProjection } from '../../src/projections/reconciliation.ts'
+import { reconciliationProjection } from '../../src/projections/reconciliation/projection.ts'
 import type { ProjectedEvent } from '../../src/projections/types.ts'
 import { runEventsOf } from '../domain/reconciliation/run-events.ts'
 import { at, MERCHANT_ID } from '../domain/support/values.ts'

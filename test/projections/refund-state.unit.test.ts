@@ -5,7 +5,7 @@ import type { DiscrepancyObservedData } from '../../src/domain/events/common/dis
 import type { StatusClassification } from '../../src/domain/gateway/statuses.ts'
 import type { Satang } from '../../src/domain/money.ts'
 import { fold, initialRefundState, type Refund, type RefundState } from '../../src/domain/refund/index.ts'
-import { decodeRefundState, decodeRefundView, encodeRefundState, encodeRefundView, type RefundView } from '../../src/projections/refund-state.ts'
+import { decodeRefundState, decodeRefundView, encodeRefundState, encodeRefundView, type RefundView } from '../../src/projections/refunds/state.ts'
 import { aRefundNotification, aRefundRecord, aRefundTracked, given, refundNotified, refundQueried } from '../domain/refund/builders.ts'
 
 /** Through JSON text, as PostgreSQL's jsonb keeps it. */

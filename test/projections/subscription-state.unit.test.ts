@@ -6,7 +6,7 @@ import type { DiscrepancyObservedData } from '../../src/domain/events/common/dis
 import type { Satang } from '../../src/domain/money.ts'
 import { fold, initialSubscriptionState, subscriptionCancelled, type Subscription, type SubscriptionPlan, type SubscriptionState } from '../../src/domain/subscription/index.ts'
 import type { ChargeState } from '../../src/domain/subscription-schedule.ts'
-import { decodeSubscriptionState, decodeSubscriptionView, encodeSubscriptionState, encodeSubscriptionView, type SubscriptionView } from '../../src/projections/subscription-state.ts'
+import { decodeSubscriptionState, decodeSubscriptionView, encodeSubscriptionState, encodeSubscriptionView, type SubscriptionView } from '../../src/projections/subscriptions/state.ts'
 import { anActiveSubscription, aSubscriptionNotification, aSubscriptionRequested, run, subscriptionNotified } from '../domain/subscription/builders.ts'
 import { at } from '../domain/support/values.ts'
 

@@ -2,7 +2,7 @@ import { Gauge, type Registry } from 'prom-client'
 import { BREAK_CLASSES } from '../../domain/reconciliation/break-class.ts'
 import { VERDICTS } from '../../domain/reconciliation/verdict.ts'
 import type { Logger } from '../../logger.ts'
-import { lastReconciledDay, openBreaksByClassAndAge, type AgeCell, type Rm } from '../../projections/console-reads.ts'
+import { lastReconciledDay, openBreaksByClassAndAge, type AgeCell, type Rm } from '../../projections/reconciliation/console-reads.ts'
 
 /**
  * Reconciliation on `/metrics` (`satang_reconciliation_*`), for an existing Prometheus/Grafana to alert

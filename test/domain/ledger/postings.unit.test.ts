@@ -15,7 +15,7 @@ import {
   type PostingLine,
 } from '../../../src/domain/ledger/index.ts'
 import { fold, isOrderEvent, isPaid, paidAmountOf, type OrderEvent } from '../../../src/domain/order/index.ts'
-import { decodeOrderState, encodeOrderState } from '../../../src/projections/order-state.ts'
+import { decodeOrderState, encodeOrderState } from '../../../src/projections/orders/state.ts'
 import { at, MERCHANT_ID } from '../support/values.ts'
 import { accepted, charged, observed, orderCreated, orderStream, paymentRequested, redirect, refundRecorded, refundStream, subscriptionStream } from './builders.ts'
 

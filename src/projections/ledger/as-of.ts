@@ -1,9 +1,9 @@
-import type { Position } from '../application/ports/event-store.ts'
-import type { BalanceRow, BalanceScope } from '../domain/ledger/report.ts'
-import { withReadModelsAsOf, type AsOfDeps, type Queryable } from './as-of.ts'
-import { readCheckpoints } from './checkpoints.ts'
-import { LEDGER_ENTRIES, LEDGER_PROJECTION_NAME, ledgerProjection } from './ledger.ts'
-import { qualified } from './types.ts'
+import type { Position } from '../../application/ports/event-store.ts'
+import type { BalanceRow, BalanceScope } from '../../domain/ledger/report.ts'
+import { withReadModelsAsOf, type AsOfDeps, type Queryable } from '../as-of.ts'
+import { readCheckpoints } from '../checkpoints.ts'
+import { LEDGER_ENTRIES, LEDGER_PROJECTION_NAME, ledgerProjection } from './projection.ts'
+import { qualified } from '../types.ts'
 
 /*
  * The trial balance and daily balances as the ledger stood at a position of the log. A posting line

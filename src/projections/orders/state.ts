@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { JsonObject } from '../application/ports/event-store.ts'
-import { Instant, nullable, StatusClassificationCodec } from '../domain/events/codecs.ts'
-import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
-import { OutcomeUnknownReason, RequestFailureReason } from '../domain/events/request-outcome.ts'
-import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from './kept-state.ts'
-import { orderCreated } from '../domain/order/events/order-created.ts'
-import { initialOrderState, type OrderState, type PaymentRequestPhase } from '../domain/order/state.ts'
+import type { JsonObject } from '../../application/ports/event-store.ts'
+import { Instant, nullable, StatusClassificationCodec } from '../../domain/events/codecs.ts'
+import { discrepancyObserved } from '../../domain/events/common/discrepancy-observed.ts'
+import { OutcomeUnknownReason, RequestFailureReason } from '../../domain/events/request-outcome.ts'
+import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from '../kept-state.ts'
+import { orderCreated } from '../../domain/order/events/order-created.ts'
+import { initialOrderState, type OrderState, type PaymentRequestPhase } from '../../domain/order/state.ts'
 
 /*
  * The order aggregate's state as JSON, so that a projection can keep it between batches and evolve it

@@ -1,9 +1,9 @@
 import * as t from 'io-ts'
-import type { Json, JsonObject } from '../application/ports/event-store.ts'
-import { parseOrderStreamName } from '../domain/order/stream.ts'
-import { parseRefundStreamName } from '../domain/refund/stream.ts'
-import { parseSubscriptionStreamName } from '../domain/subscription/stream.ts'
-import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
+import type { Json, JsonObject } from '../../application/ports/event-store.ts'
+import { parseOrderStreamName } from '../../domain/order/stream.ts'
+import { parseRefundStreamName } from '../../domain/refund/stream.ts'
+import { parseSubscriptionStreamName } from '../../domain/subscription/stream.ts'
+import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /*
  * `audit_log`: every event of every stream, flattened, one row per event, for auditors' SQL and for

@@ -1,8 +1,8 @@
 import type { PoolClient } from 'pg'
-import type { ReconciliationEvent } from '../domain/reconciliation/events/index.ts'
-import { Evidence, isBreakEvent, isRunEvent, reconciliationRunStarted } from '../domain/reconciliation/events/index.ts'
-import { countItems } from '../domain/reconciliation/run.ts'
-import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
+import type { ReconciliationEvent } from '../../domain/reconciliation/events/index.ts'
+import { Evidence, isBreakEvent, isRunEvent, reconciliationRunStarted } from '../../domain/reconciliation/events/index.ts'
+import { countItems } from '../../domain/reconciliation/run.ts'
+import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
  * The reconciliation read models, from the run streams (`reconciliation-<merchant_id>-<run_id>`) and

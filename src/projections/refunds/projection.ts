@@ -1,11 +1,11 @@
-import type { JsonObject } from '../application/ports/event-store.ts'
-import { isRefundEvent, type RefundEvent } from '../domain/refund/events/index.ts'
-import { evolve } from '../domain/refund/evolve.ts'
-import { initialRefundState, needsReview, type Refund } from '../domain/refund/state.ts'
-import { decodeRefundView, encodeRefundView, type RefundView } from './refund-state.ts'
-import { loadKeptStates } from './kept-state.ts'
-import { isoOrNull, upsertFromRecordset, type Columns } from './sql.ts'
-import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
+import type { JsonObject } from '../../application/ports/event-store.ts'
+import { isRefundEvent, type RefundEvent } from '../../domain/refund/events/index.ts'
+import { evolve } from '../../domain/refund/evolve.ts'
+import { initialRefundState, needsReview, type Refund } from '../../domain/refund/state.ts'
+import { decodeRefundView, encodeRefundView, type RefundView } from './state.ts'
+import { loadKeptStates } from '../kept-state.ts'
+import { isoOrNull, upsertFromRecordset, type Columns } from '../sql.ts'
+import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
  * `refunds`: one row per tracked refund stream (`refund-<merchant_id>-<merchant_refund_id>`): the refund
@@ -14,7 +14,7 @@ import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget 
  * notifications and queries seen).
  *
  * The projection keeps each refund's aggregate state with those extras (`projection_state`, internal,
- * see refund-state.ts) and evolves it with the domain's own `evolve`, so the row always equals the fold
+ * see state.ts) and evolves it with the domain's own `evolve`, so the row always equals the fold
  * of the stream. A batch costs two statements: one select of the kept states of the batch's streams,
  * one upsert of their rows.
  */

@@ -1,10 +1,10 @@
-import type { JsonObject } from '../application/ports/event-store.ts'
-import { isJsonObject } from '../domain/events/json.ts'
-import type { BreakClass } from '../domain/reconciliation/break-class.ts'
-import type { BreakStatus } from '../domain/reconciliation/lifecycle.ts'
-import { BREAKS_TABLE, DAYS_TABLE, HEALED_TABLE, RUNS_TABLE } from './reconciliation.ts'
-import type { Queryable } from './as-of.ts'
-import { qualified, type ReadModels } from './types.ts'
+import type { JsonObject } from '../../application/ports/event-store.ts'
+import { isJsonObject } from '../../domain/events/json.ts'
+import type { BreakClass } from '../../domain/reconciliation/break-class.ts'
+import type { BreakStatus } from '../../domain/reconciliation/lifecycle.ts'
+import { BREAKS_TABLE, DAYS_TABLE, HEALED_TABLE, RUNS_TABLE } from './projection.ts'
+import type { Queryable } from '../as-of.ts'
+import { qualified, type ReadModels } from '../types.ts'
 
 /*
  * Reads of the reconciliation read models for the merchant API (`/v1/reconciliation/…`). Rows come back

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg'
-import { lagAfter } from '../application/log-lag.ts'
-import type { EventStore, Position } from '../application/ports/event-store.ts'
-import { SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
+import { lagAfter } from '../../application/log-lag.ts'
+import type { EventStore, Position } from '../../application/ports/event-store.ts'
+import { SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
 import { readRelayCheckpoint } from './relay-checkpoint.ts'
 import { RELAY_APPLICATION_NAME } from './relay-lock.ts'
 

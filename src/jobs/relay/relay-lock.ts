@@ -1,6 +1,6 @@
 import { Client, type Pool } from 'pg'
-import type { Logger } from '../logger.ts'
-import { SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
+import type { Logger } from '../../logger.ts'
+import { SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
 
 /**
  * The relay lock: a PostgreSQL session-level advisory lock `(SERVICE_LOCKS, SERVICE_LOCK.relay)` held on a

@@ -1,13 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { Position, type JsonObject } from '../application/ports/event-store.ts'
-import { Count, Instant, nullable, ObservationSource, SatangAmount, StatusClassificationCodec } from '../domain/events/codecs.ts'
-import { discrepancyObserved } from '../domain/events/common/discrepancy-observed.ts'
-import { JsonObjectCodec } from '../domain/events/json.ts'
-import type { StatusClassification } from '../domain/gateway/statuses.ts'
-import { TrackedBy } from '../domain/refund/events/refund-tracked.ts'
-import { initialRefundState, type Refund, type RefundState } from '../domain/refund/state.ts'
-import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from './kept-state.ts'
+import { Position, type JsonObject } from '../../application/ports/event-store.ts'
+import { Count, Instant, nullable, ObservationSource, SatangAmount, StatusClassificationCodec } from '../../domain/events/codecs.ts'
+import { discrepancyObserved } from '../../domain/events/common/discrepancy-observed.ts'
+import { JsonObjectCodec } from '../../domain/events/json.ts'
+import type { StatusClassification } from '../../domain/gateway/statuses.ts'
+import { TrackedBy } from '../../domain/refund/events/refund-tracked.ts'
+import { initialRefundState, type Refund, type RefundState } from '../../domain/refund/state.ts'
+import { describeErrors, keepEventData, KeptEventData, readKeptEventData } from '../kept-state.ts'
 
 /*
  * The refund aggregate's state as JSON, so that the `refunds` projection can keep it between batches

@@ -1,14 +1,14 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
-import type { KnownBreakRow, ReadModelFailure, ReconciliationQueries, ReconciliationScope, ScopeRequest, UnfinishedRun } from '../application/ports/read-models.ts'
-import { BreakClass, ItemKind } from '../domain/reconciliation/break-class.ts'
-import { RunScope } from '../domain/reconciliation/events/values.ts'
-import { BreakStatus } from '../domain/reconciliation/lifecycle.ts'
-import { describeErrors } from './kept-state.ts'
-import { isRetriablePgError, sqlStateOf } from '../platform/postgres/errors.ts'
-import { BREAKS_TABLE, DAYS_TABLE, RUNS_TABLE } from './reconciliation.ts'
-import { qualified, type ReadModels } from './types.ts'
+import type { KnownBreakRow, ReadModelFailure, ReconciliationQueries, ReconciliationScope, ScopeRequest, UnfinishedRun } from '../../application/ports/read-models.ts'
+import { BreakClass, ItemKind } from '../../domain/reconciliation/break-class.ts'
+import { RunScope } from '../../domain/reconciliation/events/values.ts'
+import { BreakStatus } from '../../domain/reconciliation/lifecycle.ts'
+import { describeErrors } from '../kept-state.ts'
+import { isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
+import { BREAKS_TABLE, DAYS_TABLE, RUNS_TABLE } from './projection.ts'
+import { qualified, type ReadModels } from '../types.ts'
 
 const attempt =
   <A>(operation: string, read: () => Promise<A>): TE.TaskEither<ReadModelFailure, A> =>

@@ -1,6 +1,6 @@
-import type { Queryable } from './as-of.ts'
-import { BREAKS_TABLE } from './reconciliation.ts'
-import { qualified } from './types.ts'
+import type { Queryable } from '../as-of.ts'
+import { BREAKS_TABLE } from './projection.ts'
+import { qualified } from '../types.ts'
 
 /* Reads of the web console beyond those the API shares: open breaks by class and age, an item's postings, breaks and refunds. */
 

@@ -1,13 +1,13 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
-import { paymentView } from '../domain/order/view.ts'
-import type { JsonObject } from '../application/ports/event-store.ts'
-import { Instant, nullable } from '../domain/events/codecs.ts'
-import { awaitsOutcome, evolve, isFinal, isOrderEvent, isPaid, needsReview, type OrderEvent, type OrderState } from '../domain/order/index.ts'
-import { describeErrors, loadKeptStates } from './kept-state.ts'
-import { decodeOrderState, encodeOrderState } from './order-state.ts'
-import { isoOrNull, upsertFromRecordset, type Columns } from './sql.ts'
-import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
+import { paymentView } from '../../domain/order/view.ts'
+import type { JsonObject } from '../../application/ports/event-store.ts'
+import { Instant, nullable } from '../../domain/events/codecs.ts'
+import { awaitsOutcome, evolve, isFinal, isOrderEvent, isPaid, needsReview, type OrderEvent, type OrderState } from '../../domain/order/index.ts'
+import { describeErrors, loadKeptStates } from '../kept-state.ts'
+import { decodeOrderState, encodeOrderState } from './state.ts'
+import { isoOrNull, upsertFromRecordset, type Columns } from '../sql.ts'
+import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
  * `orders`: one row per order stream, the order as the aggregate folds it (status, class, request

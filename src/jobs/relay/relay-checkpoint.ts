@@ -1,5 +1,5 @@
 import type { ClientBase, Pool } from 'pg'
-import { Position } from '../application/ports/event-store.ts'
+import { Position } from '../../application/ports/event-store.ts'
 
 /**
  * The relay's checkpoint, one row per topic in `<schema>.relay_checkpoints` (beside the projections'

@@ -1,12 +1,12 @@
-import { formatCalendarDate, type CalendarDate } from '../domain/bangkok-time.ts'
-import type { JsonObject } from '../application/ports/event-store.ts'
-import { isSubscriptionEvent, type SubscriptionEvent } from '../domain/subscription/events/index.ts'
-import { evolve } from '../domain/subscription/evolve.ts'
-import { initialSubscriptionState, needsReview, subscriptionStatusOf, type Subscription, type SubscriptionDisplayStatus } from '../domain/subscription/state.ts'
-import { decodeSubscriptionView, encodeSubscriptionView, type SubscriptionView } from './subscription-state.ts'
-import { loadKeptStates } from './kept-state.ts'
-import { recordsetSelect, upsertFromRecordset, type Columns } from './sql.ts'
-import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from './types.ts'
+import { formatCalendarDate, type CalendarDate } from '../../domain/bangkok-time.ts'
+import type { JsonObject } from '../../application/ports/event-store.ts'
+import { isSubscriptionEvent, type SubscriptionEvent } from '../../domain/subscription/events/index.ts'
+import { evolve } from '../../domain/subscription/evolve.ts'
+import { initialSubscriptionState, needsReview, subscriptionStatusOf, type Subscription, type SubscriptionDisplayStatus } from '../../domain/subscription/state.ts'
+import { decodeSubscriptionView, encodeSubscriptionView, type SubscriptionView } from './state.ts'
+import { loadKeptStates } from '../kept-state.ts'
+import { recordsetSelect, upsertFromRecordset, type Columns } from '../sql.ts'
+import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
  * The `subscriptions` projection owns two tables:
@@ -18,7 +18,7 @@ import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget 
  * - `subscription_charges`: one row per charge outcome (SubscriptionCharged / SubscriptionChargeFailed).
  *
  * The projection keeps each subscription's aggregate state with a few counters (`projection_state`,
- * internal, see subscription-state.ts) and evolves it with the domain's own `evolve`, so the row always
+ * internal, see state.ts) and evolves it with the domain's own `evolve`, so the row always
  * equals the fold of the stream. A batch costs two statements: one select of the kept states of the
  * batch's streams, one statement upserting their rows and inserting the batch's charge outcomes.
  */
