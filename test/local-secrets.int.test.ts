@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { loadOrCreateEd25519Key, loadOrCreateKeyPair, loadOrCreateRolePasswords, loadOrCreateSessionSecret, loadOrCreateToken } from '../src/local-secrets.ts'
+import { linkScratch } from './support/link-victims.ts'
 
 /**
  * The secrets `satang up` generates into the data folder (API token, PostgreSQL role passwords, the
@@ -12,29 +12,7 @@ import { loadOrCreateEd25519Key, loadOrCreateKeyPair, loadOrCreateRolePasswords,
  * rule, and what it points to is never written. On the real file system.
  */
 
-const PAST = new Date('2020-01-02T03:04:05.000Z')
-const root = mkdtempSync(join(tmpdir(), 'satang-local-secrets-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-let n = 0
-const fresh = (): string => {
-  n += 1
-  const dir = join(root, String(n))
-  mkdirSync(dir)
-  return dir
-}
-/** A file outside the data folder a link points at: a long line, so it would pass as a token if it were read as one. */
-const victim = (): string => {
-  const p = join(fresh(), 'victim.txt')
-  writeFileSync(p, 'victim-0123456789abcdef-0123456789abcdef\n')
-  chmodSync(p, 0o644)
-  utimesSync(p, PAST, PAST)
-  return p
-}
-const expectUntouched = (p: string): void => {
-  expect(readFileSync(p, 'utf8')).toBe('victim-0123456789abcdef-0123456789abcdef\n')
-  expect(statSync(p).mtimeMs).toBe(PAST.getTime())
-  expect(statSync(p).mode & 0o777).toBe(0o644)
-}
+const { fresh, expectUntouched, victim } = linkScratch('local-secrets', 'victim-0123456789abcdef-0123456789abcdef\n')
 const leftText = <A>(r: E.Either<string, A>): string => (E.isLeft(r) ? r.left : 'right')
 const LINK = 'is a symbolic link'
 

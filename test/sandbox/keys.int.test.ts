@@ -1,36 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { GATEWAY_PRIVATE_KEY_FILE, GATEWAY_PUBLIC_KEY_FILE, loadOrCreateGatewayKey } from '../../src/sandbox/keys.ts'
+import { linkScratch } from '../support/link-victims.ts'
 
 /**
  * The sandbox's gateway key pair in its data folder: generated when absent, the public half rewritten
  * at every start. Neither is written through a symbolic link; on the real file system.
  */
 
-const PAST = new Date('2020-01-02T03:04:05.000Z')
-const root = mkdtempSync(join(tmpdir(), 'satang-sandbox-keys-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-let n = 0
-const fresh = (): string => {
-  n += 1
-  const dir = join(root, String(n))
-  mkdirSync(dir)
-  return dir
-}
-const victim = (): string => {
-  const p = join(fresh(), 'victim.txt')
-  writeFileSync(p, 'victim\n')
-  chmodSync(p, 0o644)
-  utimesSync(p, PAST, PAST)
-  return p
-}
-const expectUntouched = (p: string): void => {
-  expect(readFileSync(p, 'utf8')).toBe('victim\n')
-  expect(statSync(p).mtimeMs).toBe(PAST.getTime())
-}
+const { fresh, expectUntouched, victim } = linkScratch('sandbox-keys')
 const leftText = <A>(r: E.Either<string, A>): string => (E.isLeft(r) ? r.left : 'right')
 
 describe('the gateway key files are never written through a symbolic link', () => {

@@ -1,12 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { makeSandboxClock } from '../../src/sandbox/clock.ts'
 import { journalPathOf, loadStateFile, openStateFile } from '../../src/sandbox/state-file.ts'
 import { makeSandboxStore } from '../../src/sandbox/state.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { MERCHANT_ID } from './support.ts'
+import { linkScratch } from '../support/link-victims.ts'
 
 /**
  * `--state FILE`: neither the snapshot nor its journal is read, written or chmod'ed through a symbolic
@@ -15,29 +15,8 @@ import { MERCHANT_ID } from './support.ts'
  * at is never touched. On the real file system.
  */
 
-const PAST = new Date('2020-01-02T03:04:05.000Z')
 const VICTIM_TEXT = 'root:x:0:0:victim\n'
-const root = mkdtempSync(join(tmpdir(), 'satang-state-links-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-let n = 0
-const fresh = (): string => {
-  n += 1
-  const dir = join(root, String(n))
-  mkdirSync(dir)
-  return dir
-}
-const victim = (): string => {
-  const p = join(fresh(), 'victim.txt')
-  writeFileSync(p, VICTIM_TEXT)
-  chmodSync(p, 0o644)
-  utimesSync(p, PAST, PAST)
-  return p
-}
-const expectUntouched = (p: string): void => {
-  expect(readFileSync(p, 'utf8')).toBe(VICTIM_TEXT)
-  expect(statSync(p).mtimeMs).toBe(PAST.getTime())
-  expect(statSync(p).mode & 0o777).toBe(0o644)
-}
+const { fresh, expectUntouched, victim } = linkScratch('state-links', VICTIM_TEXT)
 const open = (statePath: string) => openStateFile({ store: makeSandboxStore(), clock: makeSandboxClock(), log: silentLogger() }, statePath)
 const refusal = (path: string): RegExp => new RegExp(`${JSON.stringify(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: is a symbolic link`)
 

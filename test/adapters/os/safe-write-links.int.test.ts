@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { appendFileNoFollow, createFileNoFollow, openAppendNoFollow, writeFileNoFollow } from '../../../src/adapters/os/safe-write.ts'
+import { linkScratch } from '../../support/link-victims.ts'
 
 /**
  * The writers of src/adapters/os/safe-write.ts that generated secrets, the anchor file and the sandbox
@@ -12,28 +12,7 @@ import { appendFileNoFollow, createFileNoFollow, openAppendNoFollow, writeFileNo
  * folder, a folder or a FIFO at the name are refused with the path and the rule, the target untouched.
  */
 
-const PAST = new Date('2020-01-02T03:04:05.000Z')
-const root = mkdtempSync(join(tmpdir(), 'satang-safe-write-links-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-let n = 0
-const fresh = (): string => {
-  n += 1
-  const dir = join(root, String(n))
-  mkdirSync(dir)
-  return dir
-}
-const victimIn = (dir: string): string => {
-  const p = join(dir, 'victim.txt')
-  writeFileSync(p, 'victim\n')
-  chmodSync(p, 0o644)
-  utimesSync(p, PAST, PAST)
-  return p
-}
-const expectUntouched = (p: string): void => {
-  expect(readFileSync(p, 'utf8')).toBe('victim\n')
-  expect(statSync(p).mtimeMs).toBe(PAST.getTime())
-  expect(statSync(p).mode & 0o777).toBe(0o644)
-}
+const { fresh, expectUntouched, victimIn } = linkScratch('safe-write-links')
 const linkRule = expect.stringMatching(/^is a symbolic link: satang never writes through one/)
 
 describe('createFileNoFollow (generated secrets: never overwritten, never through a link)', () => {
