@@ -68,7 +68,11 @@ export type PostgresEventStoreConfig = {
   readonly pollIntervalMs?: number
   /** Events per read while a subscriber catches up. Default 1000. */
   readonly pageSize?: number
-  /** Notifications to other processes are coalesced to at most one per this interval. Default 10 ms. */
+  /**
+   * Notifications to other processes are coalesced to at most one per this interval. Default 1 ms: with
+   * 10 ms, live delivery to another process took p99 7.1 ms / p50 1.5 ms in the bench (8 writers, 400
+   * events/s), with 1 ms 2.3 ms / 0.4 ms, appends unchanged (docs/architecture.md "The horizon", live following).
+   */
   readonly notifyIntervalMs?: number
   /** A subscriber held back this long by the horizon logs the appenders it waits for (at most once per this interval per store). Default 10 s. */
   readonly horizonWarnSeconds?: number
@@ -173,7 +177,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const pageSize = config.pageSize ?? DEFAULT_PAGE
   const log = deps.log.child({ component: 'eventstore', schema })
   const pool = deps.pool
-  const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 10)
+  const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 1)
   const subscriptions = new Set<Subscription>()
   const tag = fnv1a(schema)
   const t = `"${schema}".events`
