@@ -68,8 +68,11 @@ const decodeHolder = (text: string): LockHolder | undefined => {
   return E.isRight(decoded) ? decoded.right : undefined
 }
 
-/** A holder on another host cannot be checked from here: it counts as running. */
-const holderRuns = (h: LockHolder): boolean =>
+/** Who holds a lock or a claim: enough to tell whether it still runs. */
+const Claimant = t.intersection([t.strict({ pid: t.number, host: t.string }), t.exact(t.partial({ startTime: t.string, bootId: t.string }))])
+
+/** A holder (of the lock, or of a claim to replace it) on another host cannot be checked from here: it counts as running. */
+const holderRuns = (h: t.TypeOf<typeof Claimant>): boolean =>
   h.host !== hostname() || isRunning({ pid: h.pid, ...(h.startTime === undefined ? {} : { startTime: h.startTime }), ...(h.bootId === undefined ? {} : { bootId: h.bootId }) })
 
 // Most attempts are the short waits for another process replacing the same stale lock (about 10 s in all).
@@ -81,8 +84,6 @@ const CLAIM_MAX_AGE_MS = 60_000
 /** A claim still unreadable after this long was abandoned half written. */
 const UNREADABLE_CLAIM_MS = 10_000
 
-const Claimant = t.intersection([t.strict({ pid: t.number, host: t.string }), t.partial({ startTime: t.string, bootId: t.string })])
-
 const claimPrefix = (path: string): string => `${basename(path)}.replace.`
 
 /**
@@ -90,10 +91,9 @@ const claimPrefix = (path: string): string => `${basename(path)}.replace.`
  * claim; false while a live process holds it (wait and look again). A claim whose creator no longer
  * runs is followed by the next one.
  */
-const claimReplacement = async (path: string, text: string): Promise<boolean> => {
+const claimReplacement = async (path: string, text: string, self: LockHolder): Promise<boolean> => {
   const digest = createHash('sha256').update(text).digest('hex').slice(0, 32)
-  const self = identityOf()
-  const claimant = JSON.stringify({ pid: self.pid, host: hostname(), ...(self.startTime === undefined ? {} : { startTime: self.startTime }), ...(self.bootId === undefined ? {} : { bootId: self.bootId }) })
+  const claimant = JSON.stringify(Claimant.encode(self))
   for (let n = 1; n <= 100; n += 1) {
     const claim = join(dirname(path), `${claimPrefix(path)}${digest}.${String(n)}`)
     try {
@@ -117,8 +117,7 @@ const claimReplacement = async (path: string, text: string): Promise<boolean> =>
       if (info === undefined || Date.now() - info.mtimeMs < UNREADABLE_CLAIM_MS) return false
       continue
     }
-    const c = decoded.right
-    if (c.host !== hostname() || isRunning({ pid: c.pid, ...(c.startTime === undefined ? {} : { startTime: c.startTime }), ...(c.bootId === undefined ? {} : { bootId: c.bootId }) })) return false
+    if (holderRuns(decoded.right)) return false
   }
   throw new Error(`more than 100 abandoned claims to replace the stale lock ${path}`)
 }
@@ -183,7 +182,7 @@ export const lockFile = async (deps: { readonly log: Logger }, path: string, com
       if (text === undefined) continue
       const existing = decodeHolder(text)
       if (existing !== undefined && holderRuns(existing)) return E.left({ _tag: 'DataDirInUse', path, holder: existing })
-      if (!(await claimReplacement(path, text))) {
+      if (!(await claimReplacement(path, text, holder))) {
         // Another process is replacing this stale lock: look again once it has.
         await sleep(REPLACING_WAIT_MS)
         continue

@@ -34,20 +34,17 @@ const ClaimedIds = t.strict(
  * shape it): the event id derives from it, so the same bytes delivered again are this one event.
  * Version 1 kept `payload`: what could be parsed (payer data redacted, strings clipped at 512), or null.
  */
-const V1 = t.strict(
-  {
-    callback: CallbackKind,
-    reason: QuarantineReason,
-    detail: t.string,
-    violations: t.array(ViolationCodec),
-    fingerprint: t.string,
-    signatureVerified: t.boolean,
-    claimed: ClaimedIds,
-    receivedAt: Instant,
-    payload: nullable(RedactedPayload),
-  },
-  'CallbackQuarantinedV1',
-)
+const common = {
+  callback: CallbackKind,
+  reason: QuarantineReason,
+  detail: t.string,
+  violations: t.array(ViolationCodec),
+  fingerprint: t.string,
+  signatureVerified: t.boolean,
+  claimed: ClaimedIds,
+  receivedAt: Instant,
+}
+const V1 = t.strict({ ...common, payload: nullable(RedactedPayload) }, 'CallbackQuarantinedV1')
 
 /** What a quarantine stream holds of one callback kind, up to and including an event (the day's budget is checked against it). */
 const DayTotal = t.strict({ callback: CallbackKind, events: Count, bytes: Count }, 'QuarantineDayTotal')
@@ -64,14 +61,7 @@ export type QuarantineDayTotal = t.TypeOf<typeof DayTotal>
  */
 const V2 = t.strict(
   {
-    callback: CallbackKind,
-    reason: QuarantineReason,
-    detail: t.string,
-    violations: t.array(ViolationCodec),
-    fingerprint: t.string,
-    signatureVerified: t.boolean,
-    claimed: ClaimedIds,
-    receivedAt: Instant,
+    ...common,
     bodySha256: nullable(t.string),
     bodyBytes: nullable(Count),
     bodyHead: nullable(t.string),
