@@ -47,7 +47,8 @@ const HELD = `s as materialized (select pg_current_snapshot() as snap),
        select x from s, pg_snapshot_xip(s.snap) x
         where not exists (select 1 from others o where o.transactionid = x::xid))`
 
-const HORIZON_SQL = `with ${HELD}
+/** The horizon as one statement: (below as text, appenders waited for). Also the first statement of `read_live` (migration 0005). */
+export const HORIZON_SQL = `with ${HELD}
 select case when pg_snapshot_xmin(s.snap) = pg_snapshot_xmax(s.snap) then pg_snapshot_xmax(s.snap)
             else coalesce((select min(h.x) from held h), pg_snapshot_xmax(s.snap)) end::text,
        case when pg_snapshot_xmin(s.snap) = pg_snapshot_xmax(s.snap) then 0 else (select count(*) from held)::int end

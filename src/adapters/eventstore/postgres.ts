@@ -128,6 +128,9 @@ const toItem = (row: ReadonlyArray<unknown>): ReadItem =>
     recordedAt: epochMs(row[9]),
   })
 
+/** PostgreSQL's undefined_function: a schema older than the function called. */
+const isUndefinedFunction = (err: unknown): boolean => sqlStateOf(err) === '42883'
+
 /** LIKE pattern matching names that start with `prefix` (`%`, `_` and `\` taken literally). */
 const prefixPattern = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
@@ -248,6 +251,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     // (Not `exists (…)`: its generic plan is a sequential scan; ordered with a limit it is an index probe.)
     // The last committed row, visible to readers or not: the primary key index read backwards.
     head: { name: `satang_es_head_${tag}`, text: `select e.tx_id::text, e.position from ${t} e order by e.tx_id desc, e.position desc limit 1` },
+    // Horizon and page in one round trip (migration 0005): a header row, then the page.
+    readLive: { name: `satang_es_live_${tag}`, text: `select * from "${schema}".read_live($1::xid8, $2::bigint, $3::int, $4::text)` },
     beyond: { name: `satang_es_beyond_${tag}`, text: `select true from ${t} e where (e.tx_id, e.position) > ($1::xid8, $2::bigint) order by e.tx_id, e.position limit 1` },
     streamForward: {
       name: `satang_es_fwd_${tag}`,
@@ -397,8 +402,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.flatMap((cursor): TE.TaskEither<ReadError, ReadonlyArray<ReadItem>> => readPage(cursor, options.maxCount ?? DEFAULT_PAGE, prefix)),
     )
 
+  type Page = { items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }
+
   /** One page for a subscriber: the items to deliver, and where its cursor is after the page. */
-  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string): Promise<{ items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }> => {
+  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string): Promise<Page> => {
     if (prefix === undefined) {
       const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, pageSize, below], rowMode: 'array' })
       const items = rows.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem(row)] as const)
@@ -408,6 +415,34 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     const items = rows.filter((row) => row[2] === true).map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
     const last = rows.at(-1)
     return { items, scanned: rows.length, next: last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) } }
+  }
+
+  /**
+   * The horizon and the page below it in one call (`read_live`, migration 0005), or in two when the
+   * database predates that function (a role started before `satang migrate` ran): same answer.
+   */
+  let liveInOneCall = true
+  const horizonAndPage = async (cursor: Cursor, prefix: string | undefined): Promise<{ horizon: Horizon; page: Page }> => {
+    if (liveInOneCall) {
+      try {
+        const rows = await query({ ...sql.readLive, values: [cursor.txId, cursor.position, pageSize, prefix === undefined ? null : prefixPattern(prefix)], rowMode: 'array' })
+        const [header, ...events] = rows
+        const below = header?.[0]
+        const waitingFor = header?.[1]
+        if (typeof below !== 'string' || waitingFor === null || waitingFor === undefined) throw new Error('unexpected header row from read_live')
+        const matching = prefix === undefined ? events : events.filter((row) => row[2] === true)
+        const items = matching.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
+        const last = events.at(-1)
+        const next = last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) }
+        return { horizon: { below, waitingFor: Number(waitingFor) }, page: { items, scanned: events.length, next } }
+      } catch (cause) {
+        if (!isUndefinedFunction(cause)) throw cause
+        liveInOneCall = false
+        log.warn('the event store schema predates read_live (migration 0005): live reads take two round trips until `satang migrate` runs')
+      }
+    }
+    const horizon = await readHorizon(pool)
+    return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below) }
   }
 
   const subscribeToAll = (options: SubscribeOptions, handler: SubscriptionHandler): Subscription => {
@@ -442,9 +477,14 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           let page: Awaited<ReturnType<typeof subscriptionPage>>
           let beyond = false
           try {
-            horizon ??= await readHorizon(pool)
+            if (horizon === undefined) {
+              const both = await horizonAndPage(cursor, options.streamNamePrefix)
+              horizon = both.horizon
+              page = both.page
+            } else {
+              page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below)
+            }
             const { waitingFor } = horizon
-            page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below)
             if (page.scanned < pageSize) horizon = undefined
             // Held back only if an append was in flight; otherwise what commits later notifies.
             if (page.scanned === 0 && waitingFor > 0) {

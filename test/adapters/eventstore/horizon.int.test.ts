@@ -260,3 +260,77 @@ describe('upgrade of a log written before the registration existed', () => {
     }
   })
 })
+
+describe('live reads in one round trip (read_live, migration 0005)', () => {
+  const follow = (s: EventStore, from: Position): { seen: string[]; stop: () => Promise<void> } => {
+    const seen: string[] = []
+    const sub = s.subscribeToAll({ from }, (item) => {
+      seen.push(...ids([item]))
+      return Promise.resolve()
+    })
+    return { seen, stop: () => sub.stop() }
+  }
+
+  it('a subscriber on a schema made before read_live still gets every event in order (two round trips), and the migration adds it', async () => {
+    const old = await freshEventStoreSchema('horizon_pre_live')
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString())
+        done()
+      },
+    })
+    try {
+      await old.db.raw(`drop function "${old.schema}".read_live(xid8, bigint, integer, text)`)
+      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name = '0005_read_live'`)
+      const before = makePostgresEventStore({ pool: old.pool(2), log: makeLogger({ level: 'warn' }, sink) }, { schema: old.schema })
+      const first = await before.append(`pre-${randomUUID()}`, [anEvent(1)], 'no_stream')()
+      if (E.isLeft(first)) throw new Error('append')
+      const sub = follow(before, first.right.position)
+      const written: string[] = []
+      try {
+        for (let i = 0; i < 3; i++) {
+          const e = anEvent(i)
+          expect(E.isRight(await before.append(`pre-${randomUUID()}`, [e], 'no_stream')())).toBe(true)
+          written.push(e.eventId)
+        }
+        await waitFor('three events at the subscriber', () => Promise.resolve(sub.seen.length === 3))
+        expect(sub.seen).toEqual(written)
+        expect(lines.some((l) => l.includes('predates read_live'))).toBe(true)
+      } finally {
+        await sub.stop()
+        await before.close()
+      }
+      expect(E.isRight(await migrateEventStore({ db: old.db, log }, { schema: old.schema })())).toBe(true)
+      const fn = await old.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n from pg_proc p join pg_namespace s on s.oid = p.pronamespace where s.nspname = ? and p.proname = 'read_live'`, [old.schema])
+      expect(fn.rows[0]?.n).toBe(1)
+    } finally {
+      await old.drop()
+    }
+  })
+
+  it('with a stream prefix, the header row and the other streams never reach the handler, and the cursor moves past them', async () => {
+    const from = await marker()
+    const mine = `live-${randomUUID().slice(0, 8)}`
+    const seen: string[] = []
+    const sub = store.subscribeToAll({ from, streamNamePrefix: `${mine}-` }, (item) => {
+      seen.push(...ids([item]))
+      return Promise.resolve()
+    })
+    try {
+      const wanted: string[] = []
+      for (let i = 0; i < 4; i++) {
+        const other = anEvent(i)
+        expect(E.isRight(await store.append(`elsewhere-${randomUUID()}`, [other], 'no_stream')())).toBe(true)
+        const e = anEvent(i)
+        expect(E.isRight(await store.append(`${mine}-${String(i)}`, [e], 'no_stream')())).toBe(true)
+        wanted.push(e.eventId)
+      }
+      await waitFor('the four events of the prefix', () => Promise.resolve(seen.length === 4))
+      await new Promise((r) => setTimeout(r, 100))
+      expect(seen).toEqual(wanted)
+    } finally {
+      await sub.stop()
+    }
+  })
+})

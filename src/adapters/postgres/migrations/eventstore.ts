@@ -7,6 +7,7 @@ import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
 import { HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
+import { HORIZON_SQL } from '../../eventstore/postgres-horizon.ts'
 
 // The lock that serialises concurrent migrations of one database.
 const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.eventStoreMigrations] as const
@@ -279,6 +280,39 @@ create trigger events_register before insert on "${s}".events for each statement
 comment on table "${s}".events is 'satang event log: append-only (UPDATE, DELETE and TRUNCATE refused by triggers), each event hash-chained to the previous one of its stream; global order is (tx_id, position); appenders register (register_append, the events_register trigger) and readers read below the oldest registered appender still running';
 `
 
+// Live reads in one round trip (0005): a subscriber woken by a notification takes the horizon and
+// reads below it in one call instead of two. Correct for the same reason as two calls
+// (src/adapters/eventstore/postgres-horizon.ts): the function is volatile, so under READ COMMITTED
+// each of its statements takes a snapshot of its own, and the read's snapshot (S2) is taken after
+// the horizon statement (S1 and its pg_locks read) has finished. The first row is a header: the
+// horizon in o_tx_id and the number of appenders it waits for in o_position, every other column
+// null. With a pattern, every row up to the limit is returned (so the cursor moves past other
+// streams), with its payload only when its stream name matches.
+const createReadLive = (s: string): string => `
+create function "${s}".read_live(p_tx xid8, p_position bigint, p_limit integer, p_pattern text)
+returns table (o_tx_id text, o_position bigint, o_matches boolean, o_stream_name text, o_stream_revision bigint, o_event_id uuid,
+               o_type text, o_schema_version integer, o_data jsonb, o_metadata jsonb, o_recorded_ms bigint)
+language plpgsql volatile as $fn$
+declare
+  v_below text;
+  v_waiting integer;
+begin
+  select h.below, h.waiting into v_below, v_waiting from (${HORIZON_SQL}) h(below, waiting);
+  o_tx_id := v_below;
+  o_position := v_waiting;
+  return next;
+  return query
+    select e.tx_id::text, e.position, f.m, e.stream_name, e.stream_revision, e.event_id, e.type, e.schema_version,
+           case when f.m then e.data end, case when f.m then e.metadata end, (extract(epoch from e.recorded_at) * 1000)::bigint
+      from "${s}".events e, lateral (select coalesce(e.stream_name like p_pattern, true) as m) f
+     where (e.tx_id, e.position) > (p_tx, p_position)
+       and e.tx_id < v_below::xid8
+     order by e.tx_id, e.position
+     limit p_limit;
+end
+$fn$;
+`
+
 const migrations = (schema: string): ReadonlyArray<Migration> => [
   {
     name: '0001_events',
@@ -298,6 +332,7 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
   },
   { name: '0003_anchors', up: async (db) => void (await db.raw(createAnchors(schema))) },
   { name: '0004_horizon', up: async (db) => void (await db.raw(createHorizon(schema))) },
+  { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema))) },
 ]
 
 const AppliedMigrations = t.array(t.type({ name: t.string }))
