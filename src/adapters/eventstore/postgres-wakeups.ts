@@ -2,16 +2,25 @@ import { Client, type Pool } from 'pg'
 import type { Logger } from '../../logger.ts'
 
 /**
- * Wake-ups for live subscribers, kept out of the write path. A NOTIFY inside every append would
- * take PostgreSQL's global notify lock at each commit and serialise the writers; instead, after an
- * append has committed, one `pg_notify` is sent on its own, and appends that finish while it is in
- * flight or shortly after are covered by one more afterwards (coalescing). Subscribers in this
+ * Wake-ups for live subscribers, at most one per `minIntervalMs`. A NOTIFY inside every append would
+ * take PostgreSQL's global notify lock at each commit and serialise the writers; instead the first
+ * append after a quiet spell sends it from its own statement (`claim`: delivered at its commit, no
+ * round trip after), and appends that finish while a notification is due or in flight are covered
+ * by one `pg_notify` sent on its own afterwards (coalescing). Subscribers in this
  * process are woken directly. One LISTEN connection per store serves all its subscriptions; when
  * it is down, the subscribers' polling fallback still finds every event.
  */
 export type Wakeups = {
-  /** Call after an append committed. */
-  readonly appended: () => void
+  /** The channel notified. */
+  readonly channel: string
+  /**
+   * Before an append: whether it should send the next notification itself, in its own statement
+   * (delivered at its commit, no round trip after it). True when one is due now; it then counts as
+   * sent, and appends finishing meanwhile are covered by one more afterwards, as after a send.
+   */
+  readonly claim: () => boolean
+  /** Call after an append committed; `notifiedAtCommit` when it had claimed the notification and sent it. */
+  readonly appended: (notifiedAtCommit?: boolean) => void
   /** Registers a subscriber's wake function; returns its unregister function. */
   readonly register: (wake: () => void) => () => void
   readonly close: () => Promise<void>
@@ -53,9 +62,15 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
     sending = undefined
     if (pending && !closed) later()
   }
-  const appended = (): void => {
+  const claim = (): boolean => {
+    if (closed || sending !== undefined || timer !== undefined) return false
+    if (performance.now() - lastSentAt < minIntervalMs) return false
+    lastSentAt = performance.now()
+    return true
+  }
+  const appended = (notifiedAtCommit = false): void => {
     wakeAll()
-    if (closed) return
+    if (closed || notifiedAtCommit) return
     if (sending !== undefined || timer !== undefined) {
       pending = true
       return
@@ -141,5 +156,5 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
     await sending
   }
 
-  return { appended, register, close }
+  return { channel, claim, appended, register, close }
 }

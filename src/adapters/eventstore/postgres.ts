@@ -146,7 +146,9 @@ const EXPECTATION_HOLDS = `case $2::text
 /**
  * One statement per append (see the module comment): the stream's revision, the check, the insert.
  * It returns one row per event (the new revision, the transaction id, the position), none when the
- * expectation fails. One event: parameters $4–$8; a batch: a JSON array in $4.
+ * expectation fails. One event: parameters $4–$8; a batch: a JSON array in $4. When the next
+ * wake-up notification is this append's to send (`Wakeups.claim`), the statement sends it itself
+ * ($9/$5 true, the channel in $10/$6): PostgreSQL delivers it at the commit, with no round trip after.
  */
 const appendSql = (t: string, shape: 'one' | 'many'): string =>
   shape === 'one'
@@ -154,7 +156,7 @@ const appendSql = (t: string, shape: 'one' | 'many'): string =>
        select $1, coalesce(c.revision, -1) + 1, $4::uuid, $5::text, $6::integer, $7::jsonb, $8::jsonb
          from (select max(e.stream_revision) as revision from ${t} e where e.stream_name = $1) c
         where ${EXPECTATION_HOLDS}
-       returning stream_revision, pg_current_xact_id()::text, position`
+       returning stream_revision, pg_current_xact_id()::text, position, (select pg_notify($10::text, '') where $9::boolean)`
     : `with inserted as (
          insert into ${t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
          select $1, coalesce(c.revision, -1) + b.ord, (b.e->>'eventId')::uuid, b.e->>'type', (b.e->>'schemaVersion')::integer, b.e->'data', b.e->'metadata'
@@ -164,7 +166,7 @@ const appendSql = (t: string, shape: 'one' | 'many'): string =>
           order by b.ord
          returning stream_revision, position
        )
-       select i.stream_revision, pg_current_xact_id()::text, i.position from inserted i order by i.position desc limit 1`
+       select i.stream_revision, pg_current_xact_id()::text, i.position, (select pg_notify($6::text, '') where $5::boolean) from inserted i order by i.position desc limit 1`
 
 const fnv1a = (s: string): string => {
   let h = 0x811c9dc5
@@ -294,7 +296,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   type Attempt = E.Either<'retry', E.Either<AppendError, AppendResult>>
 
-  const appendOnce = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision): Promise<Attempt> => {
+  /** Whether an append with this expectation can send the wake-up in its own statement (not `append_queued`). */
+  const notifiesInStatement = (expected: ExpectedRevision): boolean => expected !== 'any' && expected !== 'stream_exists'
+
+  const appendOnce = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision, notify: boolean): Promise<Attempt> => {
     const kind = typeof expected === 'bigint' ? 'exact' : expected
     const exact = typeof expected === 'bigint' ? expected.toString() : null
     const [only] = events
@@ -302,8 +307,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       kind === 'any' || kind === 'stream_exists'
         ? { ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' }
         : events.length === 1 && only !== undefined
-          ? { ...sql.appendOne, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata)], rowMode: 'array' }
-          : { ...sql.appendMany, values: [stream, kind, exact, JSON.stringify(events)], rowMode: 'array' },
+          ? { ...sql.appendOne, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), notify, wakeups.channel], rowMode: 'array' }
+          : { ...sql.appendMany, values: [stream, kind, exact, JSON.stringify(events), notify, wakeups.channel], rowMode: 'array' },
     )
     const last = rows.at(-1)
     if (last !== undefined) return E.right(E.right({ nextExpectedRevision: BigInt(text(last[0])), position: encodePosition(text(last[1]), text(last[2])) }))
@@ -325,9 +330,9 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   }
 
   /** One try: the outcome, or `retry` after losing a race that `any`/`stream_exists` may win next time. */
-  const attemptAppend = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision): Promise<Attempt> => {
+  const attemptAppend = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision, notify: boolean): Promise<Attempt> => {
     try {
-      return await appendOnce(stream, events, expected)
+      return await appendOnce(stream, events, expected, notify)
     } catch (cause) {
       const state = sqlStateOf(cause)
       const constraint = constraintOf(cause)
@@ -352,10 +357,12 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.flatMap(() =>
         pipe(
           TE.tryCatch(async (): Promise<E.Either<AppendError, AppendResult>> => {
+            // This append sends the next wake-up from its own statement when it is due now.
+            const notify = notifiesInStatement(expected) && wakeups.claim()
             for (let attempt = 1; ; attempt++) {
-              const outcome = await attemptAppend(stream, events, expected)
+              const outcome = await attemptAppend(stream, events, expected, notify)
               if (E.isRight(outcome)) {
-                if (E.isRight(outcome.right)) wakeups.appended()
+                if (E.isRight(outcome.right)) wakeups.appended(notify)
                 return outcome.right
               }
               // `any` never fails because of contention: the loser of a race tries again once the

@@ -309,6 +309,45 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
     }
   })
 
+  it('the first append after a quiet spell sends the wake-up from its own statement (no pg_notify after it); an append under `any` sends one after its commit; a listener elsewhere hears each', async () => {
+    const base = schema.pool(2)
+    const texts: string[] = []
+    const pool = new Proxy(base, {
+      get(target, key) {
+        if (key === 'query') {
+          return (config: unknown, ...rest: unknown[]) => {
+            texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text))
+            return (target.query as (...a: unknown[]) => unknown).call(target, config, ...rest)
+          }
+        }
+        const v: unknown = Reflect.get(target, key)
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+      },
+    })
+    const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema })
+    const listener = new Client({ connectionString: schema.url })
+    await listener.connect()
+    let heard = 0
+    listener.on('notification', (n) => {
+      if (n.channel === `${schema.schema}_events`) heard++
+    })
+    await listener.query(`listen "${schema.schema}_events"`)
+    const separateNotifies = (): number => texts.filter((t) => t.startsWith('select pg_notify')).length
+    try {
+      await new Promise((r) => setTimeout(r, 20))
+      expect(E.isRight(await writer.append(`quiet-${randomUUID()}`, [anEvent()], 'no_stream')())).toBe(true)
+      await waitFor('the notification of the append', () => Promise.resolve(heard === 1))
+      expect(separateNotifies()).toBe(0)
+      await new Promise((r) => setTimeout(r, 20))
+      expect(E.isRight(await writer.append(`queued-${randomUUID()}`, [anEvent()], 'any')())).toBe(true)
+      await waitFor('the notification sent after the queued append', () => Promise.resolve(heard === 2))
+      expect(separateNotifies()).toBe(1)
+    } finally {
+      await listener.end()
+      await writer.close()
+    }
+  })
+
   it('with a stream prefix, the header row and the other streams never reach the handler, and the cursor moves past them', async () => {
     const from = await marker()
     const mine = `live-${randomUUID().slice(0, 8)}`
