@@ -92,5 +92,7 @@ describe("the merchant's view of a payment", () => {
     expect(view.unclassified_statuses).toStrictEqual(['ZZ', 'YY'])
     expect(view.discrepancies).toStrictEqual([{ source: 'query', observed_at: at(9).toISOString(), status_code: 'PS', mismatches: [{ field: 'amount', expected: '100.00', observed: '90.00' }] }])
     expect(view.paid).toBe(false)
+    // read from the end of the list to its very first event
+    expect(paymentView(o, [later]).gateway_response).toStrictEqual({ order_id: 'second' })
   })
 })
