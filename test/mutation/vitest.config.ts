@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config'
 // canonical.ts). No int/e2e test: a mutant is judged by fast, in-process tests only.
 export default defineConfig({
   test: {
+    // The dry run fails on one slow property test when the shared machine is loaded (5 s by default).
+    testTimeout: 30_000,
     include: ['test/domain/**/*.unit.test.ts', 'test/projections/*.unit.test.ts', 'test/adapters/gateway/signing.unit.test.ts'],
   },
 })

@@ -25,6 +25,28 @@ describe('defineEvent', () => {
   })
   it('recognises its events', () => {
     const events: ReadonlyArray<{ readonly type: string }> = [noted.make({ title: 'a', tags: [] }), { type: 'Other' }]
-    expect(events.filter(noted.is)).toHaveLength(1)
+    expect(events.filter(noted.is)).toStrictEqual([{ type: 'Noted', data: { title: 'a', tags: [] } }])
+  })
+  it('gives the codec of each known version, none for another', () => {
+    expect([noted.codecOf(1), noted.codecOf(2), noted.codecOf(3), noted.codecOf(4), noted.codecOf(0)]).toStrictEqual([V1, V2, V3, undefined, undefined])
+  })
+  it('upcasts one step at a time: from each version but the newest, and from no other', () => {
+    expect(noted.upcastStep(1, { name: 'a' })).toStrictEqual({ title: 'a' })
+    expect(noted.upcastStep(2, { title: 'b' })).toStrictEqual({ title: 'b', tags: [] })
+    expect(noted.upcastStep(3, { title: 'c', tags: [] })).toBeUndefined()
+    expect(noted.upcastStep(0, { name: 'a' })).toBeUndefined()
+    expect(noted.upcastStep(9, { name: 'a' })).toBeUndefined()
+  })
+  it('an upcaster given for the newest version is never used', () => {
+    const extra = { 1: ({ name }: { name: string }) => ({ title: name }), 2: () => ({ title: 'upcast past the newest' }) }
+    const twice = defineEvent('Twice', { 1: V1, 2: V2 }, extra)
+    expect(twice.decode(1, { name: 'a' })).toStrictEqual(E.right({ type: 'Twice', data: { title: 'a' } }))
+    expect(twice.decode(2, { title: 'b' })).toStrictEqual(E.right({ type: 'Twice', data: { title: 'b' } }))
+    expect(twice.upcastStep(2, { title: 'b' })).toBeUndefined()
+  })
+  it('refuses a definition whose versions are not 1..N, or that lacks an upcaster, naming the event', () => {
+    expect(() => defineEvent('Gap', { 1: V1, 3: V3 } as unknown as { 1: typeof V1 })).toThrow('defineEvent Gap: versions must be 1..N')
+    expect(() => defineEvent('None', {} as unknown as { 1: typeof V1 })).toThrow('defineEvent None: versions must be 1..N')
+    expect(() => defineEvent('Lacking', { 1: V1, 2: V2 }, {} as unknown as { 1: (d: { name: string }) => { title: string } })).toThrow('defineEvent Lacking: no upcaster from version 1')
   })
 })
