@@ -62,10 +62,11 @@ export type RunningProcess = {
   readonly shutdown: () => Promise<ReadonlyArray<string>>
 }
 
-/** Beyond the deadline: a part that is finishing (the HTTP service closing after abandoning its requests) gets this much more, once. */
-const PAST_DEADLINE_GRACE_MS = 1_000
-/** Once that is spent too, each part still left to stop is given this long before it is abandoned. */
+/** Once the deadline has passed, each part still left to stop is given this long before it is abandoned (and the stop is not clean). */
 const LAST_CHANCE_MS = 250
+
+/** Of the stop deadline, what the roles keep for themselves after requests in flight: 2 s, or a fifth of a shorter deadline. */
+export const roleStopReserveMs = (deadlineMs: number): number => Math.min(2_000, Math.floor(deadlineMs / 5))
 
 type Closer = { readonly what: string; readonly close: () => Promise<void> }
 
@@ -73,7 +74,8 @@ type Closer = { readonly what: string; readonly close: () => Promise<void> }
 const closeAll = async (closers: ReadonlyArray<Closer>, deadline: number): Promise<ReadonlyArray<string>> => {
   const problems: string[] = []
   for (const c of [...closers].reverse()) {
-    const allowed = Math.max(deadline + PAST_DEADLINE_GRACE_MS - Date.now(), LAST_CHANCE_MS)
+    const late = Date.now() >= deadline
+    const allowed = late ? LAST_CHANCE_MS : deadline - Date.now()
     let timer: NodeJS.Timeout | undefined
     const outcome = await Promise.race([
       c.close().then(
@@ -81,12 +83,13 @@ const closeAll = async (closers: ReadonlyArray<Closer>, deadline: number): Promi
         (e: unknown) => `${c.what}: the stop failed: ${e instanceof Error ? e.message : String(e)}`,
       ),
       new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`${c.what}: still stopping after ${String(allowed)} ms (SATANG_SHUTDOWN_TIMEOUT_MS); abandoned`), allowed)
+        timer = setTimeout(() => resolve(`${c.what}: still stopping at the deadline (SATANG_SHUTDOWN_TIMEOUT_MS); abandoned`), allowed)
         timer.unref()
       }),
     ])
     clearTimeout(timer)
     if (outcome !== null) problems.push(outcome)
+    else if (late) problems.push(`${c.what}: began to stop only after the deadline (SATANG_SHUTDOWN_TIMEOUT_MS); stopped then`)
   }
   return problems
 }
@@ -234,7 +237,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     closers.push({
       what: 'the HTTP service',
       close: async () => {
-        const abandoned = await stopHttpServer(app, { deadlineMs: config.SATANG_SHUTDOWN_TIMEOUT_MS, log })
+        const abandoned = await stopHttpServer(app, { deadlineMs: config.SATANG_SHUTDOWN_TIMEOUT_MS - roleStopReserveMs(config.SATANG_SHUTDOWN_TIMEOUT_MS), log })
         if (abandoned.length > 0) throw new Error(`${String(abandoned.length)} request(s) still in flight at the deadline were abandoned: ${abandoned.slice(0, 5).join(', ')}`)
       },
     })
