@@ -139,7 +139,7 @@ describe('/readyz of real processes: the database down, a projection stopped on 
     const back = await readyzUntil(port, '200 once the database is back', (r) => r.status === 200, 60_000)
     expect(back.body.failing).toEqual([])
     expect(await proc.stop('SIGTERM')).toBe(0)
-  })
+  }, 300_000)
 
   it('a projection stopped on an event it cannot apply: 503 naming projections and the event; 200 again once fixed and restarted', async () => {
     const dir = tempDir('poison')
@@ -160,7 +160,7 @@ describe('/readyz of real processes: the database down, a projection stopped on 
     await start(dir, port)
     const back = await readyzUntil(port, '200 after the fix and a restart', (r) => r.status === 200, 60_000)
     expect(back.body.checks?.['projections']).toBe('ok')
-  })
+  }, 300_000)
 })
 
 const kafkaSkip = await scriptBrokerSkipReason()
@@ -255,5 +255,5 @@ describe.skipIf(kafkaSkip !== undefined)('/readyz of the relay role and the cons
     expect(back.body.checks).toHaveProperty('relay', 'ok')
     expect(await relay.stop('SIGTERM')).toBe(0)
     expect(await api.stop('SIGTERM')).toBe(0)
-  })
+  }, 480_000)
 })
