@@ -165,7 +165,11 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
   }
   try {
     // Before the migrations (a superuser is refused before it changes anything) and after (who owns the event store now).
-    const before = await checkServiceRole(db, config, log, options.allowSuperuser === true)
+    // The first statement on the database: when it cannot be reached, a start-up failure (exit 3, as satang migrate), not a crash.
+    const before = await checkServiceRole(db, config, log, options.allowSuperuser === true).catch((e: unknown) => {
+      if (e instanceof StartupError) throw e
+      throw new StartupError(`the database cannot be reached (${db.description}): ${e instanceof Error ? e.message : String(e)}`)
+    })
     await migrate(db, log, config)
     const warnings = before.length > 0 ? before : await checkServiceRole(db, config, log, options.allowSuperuser === true)
     if (config.SATANG_FAULT_CRASH_AFTER !== undefined) log.warn({ point: config.SATANG_FAULT_CRASH_AFTER }, 'SATANG_FAULT_CRASH_AFTER is set: this process kills itself at that point (tests only)')
