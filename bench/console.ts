@@ -118,7 +118,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
           sessionSecret: randomBytes(32),
           acknowledge: () => Promise.reject(new Error('the bench acknowledges nothing')),
           now: () => new Date(),
-          relayTopic: null,
+          relayTopic: 'satang.events',
         }),
       ],
     })

@@ -8,9 +8,11 @@
 #   merchant-public.pem      key pair whose public half the gateway registered)
 #   gateway-private.pem    the sandbox's gateway key pair (for the real gateway, put its public key in
 #   gateway-public.pem       gateway-public.pem; the private one is not needed)
+#   anchor-private.pem     the Ed25519 key the scheduler signs anchors of the event log with (keep it: the
+#                            anchors it signed are checked with its public half)
 # Usage: scripts/compose-secrets.sh [DIR]   (default: ./secrets next to docker-compose.yml)
 set -euo pipefail
-if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 dir=${1:-"$(cd "$(dirname "$0")/.." && pwd)/secrets"}
 command -v openssl >/dev/null || { echo "compose-secrets: openssl is needed" >&2; exit 1; }
 umask 077
@@ -21,6 +23,7 @@ if [ ! -s "$dir/db-password" ]; then random 24 >"$dir/db-password"; made+=(db-pa
 if [ ! -s "$dir/db-service-password" ]; then random 24 >"$dir/db-service-password"; made+=(db-service-password); fi
 if [ ! -s "$dir/api-tokens" ]; then printf 'default:%s:payments:write+read+audit+reconcile:write\n' "$(random 24)" >"$dir/api-tokens"; made+=(api-tokens); fi
 if [ ! -s "$dir/session-secret" ]; then random 32 >"$dir/session-secret"; made+=(session-secret); fi
+if [ ! -s "$dir/anchor-private.pem" ]; then openssl genpkey -algorithm ED25519 -out "$dir/anchor-private.pem" 2>/dev/null; made+=(anchor-private.pem); fi
 for who in merchant gateway; do
   if [ ! -s "$dir/$who-private.pem" ]; then
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$dir/$who-private.pem" 2>/dev/null

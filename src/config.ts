@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { ApiTokens } from './adapters/http/api-tokens.ts'
@@ -136,6 +137,26 @@ const uriReference = new t.Type<string, string, unknown>(
   String,
 )
 
+/** A comma-separated list of IP addresses or CIDR blocks (IPv4 or IPv6): the trusted reverse proxies. */
+const proxyList = new t.Type<ReadonlyArray<string>, string, unknown>(
+  'ProxyList',
+  (u): u is ReadonlyArray<string> => Array.isArray(u) && u.every((p) => typeof p === 'string'),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be a comma-separated list of IP addresses or CIDRs (e.g. 10.0.0.0/8,127.0.0.1)')
+    const items = u.split(',').map((p) => p.trim()).filter((p) => p !== '')
+    const bad = items.filter((p) => {
+      const [address = '', prefix, ...rest] = p.split('/')
+      const family = isIP(address)
+      if (family === 0 || rest.length > 0) return true
+      if (prefix === undefined) return false
+      return !/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)
+    })
+    if (items.length === 0 || items.length > 64) return t.failure(u, c, 'must list 1 to 64 IP addresses or CIDRs, comma-separated')
+    return bad.length === 0 ? t.success(items) : t.failure(u, c, `must be a comma-separated list of IP addresses or CIDRs; not one: ${bad.slice(0, 5).map((b) => JSON.stringify(b.slice(0, 64))).join(', ')}`)
+  },
+  (items) => items.join(','),
+)
+
 /** A Bangkok wall-clock time of day, `HH:mm`, as minutes after midnight. */
 const timeOfDay = new t.Type<number, string, unknown>(
   'TimeOfDay',
@@ -171,7 +192,9 @@ const settings = {
   SATANG_HTTP_PORT: { codec: intInRange('Port', 0, 65535), default: '8080', doc: 'port of the HTTP API' },
   SATANG_HTTP_BODY_LIMIT: { codec: intInRange('Bytes', 1024, 16_777_216), default: '262144', doc: 'largest request body accepted on any route, in bytes (413 naming the limit above it)' },
   SATANG_HTTP_MAX_FIELD_LENGTH: { codec: intInRange('Characters', 256, 1_048_576), default: '4096', doc: 'longest string or key accepted in a request body or query, in characters (400 naming the field above it; a callback is quarantined instead)' },
-  SATANG_STOP_TIMEOUT_MS: { codec: intInRange('Milliseconds', 0, 600_000), default: '10000', doc: 'on SIGTERM or Ctrl-C, how long the HTTP service waits for requests in flight to finish (new ones get 503 unavailable, retriable, with Connection: close meanwhile); requests still running then are abandoned, with a log line' },
+  SATANG_SHUTDOWN_TIMEOUT_MS: { codec: intInRange('Milliseconds', 0, 600_000), default: '10000', doc: 'on SIGTERM or Ctrl-C, the deadline of the whole stop: /readyz answers 503 at once, requests in flight finish (new ones get 503 unavailable, retriable, with Connection: close), then every role stops; what is still running at the deadline is abandoned, named on stderr, and the exit code is 1' },
+  SATANG_STOP_TIMEOUT_MS: { codec: intInRange('Milliseconds', 0, 600_000), default: undefined, doc: 'deprecated name of SATANG_SHUTDOWN_TIMEOUT_MS, still read (with a warning at start) when SATANG_SHUTDOWN_TIMEOUT_MS is not set' },
+  SATANG_TRUST_PROXY: { codec: proxyList, default: undefined, doc: 'addresses or CIDRs of the reverse proxies (load balancers) in front of satang, comma-separated (e.g. 10.0.0.0/8,127.0.0.1); from these peers X-Forwarded-For gives the client address (callback rate limit, logs) and X-Forwarded-Proto the scheme (the console cookie is Secure behind TLS); from any other peer those headers are ignored; unset = trust no proxy' },
   SATANG_METRICS_PORT: { codec: intInRange('Port', 0, 65535), default: undefined, doc: 'serve /metrics only on this port, bound to SATANG_METRICS_HOST, and not on SATANG_HTTP_PORT; unset = /metrics on SATANG_HTTP_PORT' },
   SATANG_METRICS_HOST: { codec: nonEmpty, default: '127.0.0.1', doc: 'address the /metrics port (SATANG_METRICS_PORT) listens on' },
   SATANG_METRICS_TOKEN_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding the bearer token /metrics requires (one line: the token, or sha256:<hex> of it; generated when absent, mode 0600); unset = /metrics answers without a token' },
@@ -199,6 +222,7 @@ const settings = {
   SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
   SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
+  SATANG_READY_MAX_LAG_SECONDS: { codec: intInRange('Seconds', 1, 86_400), default: '60', doc: "the projector role's /readyz answers 503 when a projection is further behind the log than this" },
   SATANG_PROJECTOR: { codec: oneOf('OnOff', ['on', 'off'] as const), default: 'on', doc: 'run the projector (read models) inside satang up; off when a separate satang project process runs it' },
   SATANG_PROJECTOR_BATCH_SIZE: { codec: intInRange('Events', 1, 50_000), default: '5000', doc: 'events per projector batch (one transaction per projection per batch)' },
   SATANG_HORIZON_WARN_SECONDS: { codec: intInRange('Seconds', 1, 86_400), default: '10', doc: 'a reader of the event log (projector, relay, subscriber) held back this long by an append transaction still open logs a warning naming its pid and transaction id (docs/operations.md "Event store operations")' },
@@ -287,9 +311,16 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
       if (out[needed] === undefined) errors.push({ variable: needed, source: 'environment', rule: 'is required when SATANG_GATEWAY_BASE_URL is set' })
     }
   }
+  // The old name of the stop deadline still works when the new one is not given (a warning at start says so).
+  const shutdownGiven = (env['SATANG_SHUTDOWN_TIMEOUT_MS'] ?? '') !== '' || file['SATANG_SHUTDOWN_TIMEOUT_MS'] !== undefined
+  if (!shutdownGiven && out['SATANG_STOP_TIMEOUT_MS'] !== undefined) out['SATANG_SHUTDOWN_TIMEOUT_MS'] = out['SATANG_STOP_TIMEOUT_MS']
   // The record was filled from `settings` by name, each value decoded by that setting's codec.
   return errors.length > 0 ? E.left(errors) : E.right(out as Config)
 }
+
+/** Settings that work but should change: a deprecated name in use. */
+export const configWarnings = (config: Config): ReadonlyArray<string> =>
+  config.SATANG_STOP_TIMEOUT_MS === undefined ? [] : ['SATANG_STOP_TIMEOUT_MS is deprecated: rename it SATANG_SHUTDOWN_TIMEOUT_MS (the new name wins when both are set)']
 
 export const formatConfigErrors = (errors: ReadonlyArray<ConfigError>): string =>
   ['invalid configuration:', ...errors.map((e) => `  ${e.variable} (${e.source}): ${e.rule}`)].join('\n')

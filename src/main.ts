@@ -6,7 +6,7 @@ import { makeHttpServer, makeMetricsRegistry, makeMetricsServer, registeredRoute
 import type { EventStore } from './application/ports/event-store.ts'
 import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
-import { StartupError } from './composition/startup.ts'
+import { ConfigurationError, StartupError } from './composition/startup.ts'
 import type { Config } from './config.ts'
 import { loadOrCreateToken } from './local-secrets.ts'
 import type { Logger } from './logger.ts'
@@ -22,7 +22,7 @@ import { startSchedulerRole } from './roles/scheduler.ts'
  * event store, the gateway) it is the only code that wires adapters; the CLI calls it.
  */
 
-export { DataDirInUse, StartupError, dataPath, loadConfig, rootLogger } from './composition/startup.ts'
+export { ConfigurationError, DataDirInUse, StartupError, dataPath, loadConfig, rootLogger } from './composition/startup.ts'
 export { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, makeEventStore, migrate, openDatabase, openDatabaseForTool, readModelsOf, withEventTable, type Database } from './composition/database.ts'
 export { SANDBOX_MERCHANT_ID, clientFor, connectGateway, merchantIdOf, statusTables, type GatewayConnection } from './composition/gateway.ts'
 export { apiTokens, callbackUrlsOf } from './roles/api.ts'
@@ -52,7 +52,46 @@ export type RunningProcess = {
   readonly summary: ReadonlyArray<string>
   /** Every HTTP route this process serves. */
   readonly routes: () => ReadonlyArray<RegisteredRoute>
+  /** Stops everything (`shutdown`), rejecting with what did not stop cleanly. */
   readonly stop: () => Promise<void>
+  /**
+   * Stops everything within `SATANG_SHUTDOWN_TIMEOUT_MS`: the HTTP service first (`/readyz` 503 at once,
+   * requests in flight finish), then each role, the gateway, the store and the database. Resolves with
+   * what did not stop cleanly (failed, or still running at the deadline); empty when all did.
+   */
+  readonly shutdown: () => Promise<ReadonlyArray<string>>
+}
+
+/** Once the deadline has passed, each part still left to stop is given this long before it is abandoned (and the stop is not clean). */
+const LAST_CHANCE_MS = 250
+
+/** Of the stop deadline, what the roles keep for themselves after requests in flight: 2 s, or a fifth of a shorter deadline. */
+export const roleStopReserveMs = (deadlineMs: number): number => Math.min(2_000, Math.floor(deadlineMs / 5))
+
+type Closer = { readonly what: string; readonly close: () => Promise<void> }
+
+/** Runs `closers` last first, each within what is left until `deadline`; returns what failed or did not finish. */
+const closeAll = async (closers: ReadonlyArray<Closer>, deadline: number): Promise<ReadonlyArray<string>> => {
+  const problems: string[] = []
+  for (const c of [...closers].reverse()) {
+    const late = Date.now() >= deadline
+    const allowed = late ? LAST_CHANCE_MS : deadline - Date.now()
+    let timer: NodeJS.Timeout | undefined
+    const outcome = await Promise.race([
+      c.close().then(
+        () => null,
+        (e: unknown) => `${c.what}: the stop failed: ${e instanceof Error ? e.message : String(e)}`,
+      ),
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`${c.what}: still stopping at the deadline (SATANG_SHUTDOWN_TIMEOUT_MS); abandoned`), allowed)
+        timer.unref()
+      }),
+    ])
+    clearTimeout(timer)
+    if (outcome !== null) problems.push(outcome)
+    else if (late) problems.push(`${c.what}: began to stop only after the deadline (SATANG_SHUTDOWN_TIMEOUT_MS); stopped then`)
+  }
+  return problems
 }
 
 /** `/healthz`'s check of an event store outside the database: its head can be read. */
@@ -107,7 +146,7 @@ export type StartOptions = {
 export const startProcess = async (config: Config, log: Logger, choice: RoleChoice = 'all', options: StartOptions = {}): Promise<RunningProcess> => {
   const roles = rolesOf(choice)
   const problem = separateRoleProblem(choice, config)
-  if (problem !== undefined) throw new StartupError(problem)
+  if (problem !== undefined) throw new ConfigurationError(problem)
   if (roles.includes('api')) statusTables(config) // fails fast, before anything starts
   const metricsToken = await metricsTokenOf(config)
   // The data directory holds embedded PostgreSQL and the built-in sandbox's state: one owner at a time.
@@ -118,18 +157,24 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     await lock?.release()
     throw e
   })
-  const closers: Array<() => Promise<void>> = [...(lock === undefined ? [] : [lock.release]), db.close]
+  const closers: Closer[] = [...(lock === undefined ? [] : [{ what: 'the data directory lock', close: lock.release }]), { what: 'the database', close: db.close }]
+  const shutdown = (): Promise<ReadonlyArray<string>> => closeAll(closers.splice(0), Date.now() + config.SATANG_SHUTDOWN_TIMEOUT_MS)
   const stop = async (): Promise<void> => {
-    for (const close of closers.reverse()) await close()
+    const problems = await shutdown()
+    if (problems.length > 0) throw new Error(`satang did not stop cleanly: ${problems.join('; ')}`)
   }
   try {
     // Before the migrations (a superuser is refused before it changes anything) and after (who owns the event store now).
-    const before = await checkServiceRole(db, config, log, options.allowSuperuser === true)
+    // The first statement on the database: when it cannot be reached, a start-up failure (exit 3, as satang migrate), not a crash.
+    const before = await checkServiceRole(db, config, log, options.allowSuperuser === true).catch((e: unknown) => {
+      if (e instanceof StartupError) throw e
+      throw new StartupError(`the database cannot be reached (${db.description}): ${e instanceof Error ? e.message : String(e)}`)
+    })
     await migrate(db, log, config)
     const warnings = before.length > 0 ? before : await checkServiceRole(db, config, log, options.allowSuperuser === true)
     if (config.SATANG_FAULT_CRASH_AFTER !== undefined) log.warn({ point: config.SATANG_FAULT_CRASH_AFTER }, 'SATANG_FAULT_CRASH_AFTER is set: this process kills itself at that point (tests only)')
     const store = makeEventStore(config, db, log)
-    closers.push(store.close)
+    closers.push({ what: 'the event store', close: store.close })
     const metrics = makeMetricsRegistry()
     registerProjectionMetrics(metrics, store, db, log)
     if (config.SATANG_EVENT_STORE === 'postgres') registerHorizonMetrics(metrics, db.pool, log)
@@ -138,7 +183,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       if (gateway === undefined) {
         const connecting = connectGateway(config, log, command)
         gateway = connecting
-        closers.push(async () => (await connecting.catch(() => undefined))?.close())
+        closers.push({ what: 'the gateway', close: async () => (await connecting.catch(() => undefined))?.close() })
       }
       return gateway
     }
@@ -146,7 +191,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     const started: StartedRole[] = []
     for (const role of roles) {
       const r = await STARTERS[role](ctx)
-      closers.push(r.stop)
+      closers.push({ what: `the ${role} role`, close: r.stop })
       started.push(r)
     }
     const app = makeHttpServer({
@@ -170,6 +215,8 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
         ...(config.SATANG_EVENT_STORE === 'eventstoredb' ? [eventStoreCheck(store)] : []),
         ...started.flatMap((r) => r.checks),
       ],
+      readiness: started.flatMap((r) => r.readiness),
+      ...(config.SATANG_TRUST_PROXY === undefined ? {} : { trustProxy: config.SATANG_TRUST_PROXY }),
       routes: started.flatMap((r) => r.routes),
     })
     // The roles learn the address in the server's 'listening' event: it fires as the socket is bound,
@@ -186,12 +233,18 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     let metricsUrl: string | undefined
     if (metricsPort !== undefined) {
       const server = makeMetricsServer({ log, metrics, ...(metricsToken === undefined ? {} : { token: metricsToken.matcher }) })
-      closers.push(() => server.close())
+      closers.push({ what: 'the metrics server', close: () => server.close() })
       metricsUrl = await server.listen({ host: config.SATANG_METRICS_HOST, port: metricsPort }).catch(listenError('SATANG_METRICS_PORT', metricsPort))
     }
     const httpUrl = await app.listen({ host: config.SATANG_HTTP_HOST, port: config.SATANG_HTTP_PORT })
     // The HTTP service stops first (before the roles): requests in flight finish while everything they need still runs.
-    closers.push(() => stopHttpServer(app, { deadlineMs: config.SATANG_STOP_TIMEOUT_MS, log }))
+    closers.push({
+      what: 'the HTTP service',
+      close: async () => {
+        const abandoned = await stopHttpServer(app, { deadlineMs: config.SATANG_SHUTDOWN_TIMEOUT_MS - roleStopReserveMs(config.SATANG_SHUTDOWN_TIMEOUT_MS), log })
+        if (abandoned.length > 0) throw new Error(`${String(abandoned.length)} request(s) still in flight at the deadline were abandoned: ${abandoned.slice(0, 5).join(', ')}`)
+      },
+    })
     await lock?.describe({ url: httpUrl })
     const api = started.find((r): r is ApiRole => r.role === 'api' && 'recording' in r)
     return {
@@ -204,9 +257,10 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       summary: [...warnings, ...started.flatMap((r) => r.summary())],
       routes: () => registeredRoutes(app),
       stop,
+      shutdown,
     }
   } catch (e) {
-    await stop()
+    await shutdown()
     throw e
   }
 }

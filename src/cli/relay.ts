@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { readRelayStatus, type RelayStatus } from '../jobs/index.ts'
+import { readRelayStatus, readRelayStatuses, type RelayStatus } from '../jobs/index.ts'
 import { READ_MODEL_SCHEMA, makeEventStore, rootLogger, runRelay } from '../main.ts'
 import { EXIT, UsageError, untilStopSignal } from './io.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
@@ -14,6 +14,7 @@ const count = (n: number): string => n.toLocaleString('en-US')
 const STATE_TEXT: Readonly<Record<RelayStatus['state'], string>> = {
   publishing: 'publishing',
   failing: 'FAILING (retrying)',
+  stalled: 'STALLED (a relay holds the lock but wrote no heartbeat for 30 s)',
   not_running: 'not running (no relay holds the lock)',
   never_ran: 'never ran for this topic',
 }
@@ -28,6 +29,7 @@ const statusText = (s: RelayStatus): string => {
     `publish rate    ${count(Math.round(s.publishRate))} events/s (last 10 s)`,
     `published       ${count(s.eventsPublished)} events${s.publishedAt === null ? '' : `, last at ${s.publishedAt.toISOString()}`}`,
     `checkpoint      ${s.position ?? 'start of the log'}`,
+    `heartbeat       ${s.heartbeatAt === null ? '—' : s.heartbeatAt.toISOString()}`,
     `last error      ${s.lastError === null ? 'none' : `${s.lastError.at.toISOString()} [${s.lastError.kind}] ${s.lastError.message}`}`,
   ].join('\n')
 }
@@ -45,6 +47,7 @@ const statusJson = (s: RelayStatus) => ({
   publish_rate: s.publishRate,
   published_at: s.publishedAt?.toISOString() ?? null,
   last_error: s.lastError === null ? null : { at: s.lastError.at.toISOString(), kind: s.lastError.kind, message: s.lastError.message },
+  heartbeat_at: s.heartbeatAt?.toISOString() ?? null,
 })
 
 /** `satang relay`: publish every event of the log to Kafka (`--status`: how it is doing). */
@@ -66,7 +69,8 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
         '',
         'The message contract (key, CloudEvents headers, JSON value) is in docs/kafka.md; JSON Schemas in schemas/.',
         '',
-        'Exit codes: 0 ok; 1 --status: the relay is failing or not running; 2 bad usage or configuration;',
+        '--status reads the relay\'s own rows in the database (checkpoint, heartbeat, lock), not this process\'s Kafka settings.',
+        'Exit codes: 0 ok; 1 --status: the relay is failing, stalled or not running; 2 bad usage or configuration;',
         '3 the database or event log failed.',
       ].join('\n'),
     )
@@ -82,9 +86,15 @@ export const registerRelayCommand = (program: Command, setExitCode: (code: numbe
       const store = makeEventStore(config, db, log)
       try {
         if (opts.status === true) {
-          const status = await readRelayStatus({ store, pool: db.pool }, READ_MODEL_SCHEMA, config.SATANG_KAFKA_TOPIC)
-          process.stdout.write(opts.json === true ? `${JSON.stringify(statusJson(status), null, 2)}\n` : `${statusText(status)}\n`)
-          setExitCode(status.state === 'publishing' ? EXIT.ok : EXIT.negative)
+          // The relay's own rows: the configured topic, or, when no relay ever published to it from this
+          // database, the topics relays did publish to (this process's configuration may not be theirs).
+          const configured = await readRelayStatus({ store, pool: db.pool }, READ_MODEL_SCHEMA, config.SATANG_KAFKA_TOPIC)
+          const others = configured.state === 'never_ran' ? (await readRelayStatuses({ store, pool: db.pool }, READ_MODEL_SCHEMA, config.SATANG_KAFKA_TOPIC)).filter((s) => s.state !== 'never_ran') : []
+          const shown = others.length > 0 ? others : [configured]
+          if (others.length > 0) process.stderr.write(`satang: no relay ever published to SATANG_KAFKA_TOPIC=${config.SATANG_KAFKA_TOPIC} from this database; the relays that did:\n`)
+          const [only] = shown
+          process.stdout.write(opts.json === true ? `${JSON.stringify(shown.length === 1 && only !== undefined ? statusJson(only) : shown.map(statusJson), null, 2)}\n` : `${shown.map(statusText).join('\n\n')}\n`)
+          setExitCode(shown.every((s) => s.state === 'publishing') ? EXIT.ok : EXIT.negative)
           return
         }
         const relay = runRelay(config, store, db, log)

@@ -1,12 +1,24 @@
 import type { Command } from 'commander'
-import { DataDirInUse, ROLES, StartupError, isRoleChoice, loadConfig, migrate, openDatabaseForTool, rootLogger, startProcess } from '../main.ts'
-import { EXIT } from './io.ts'
+import { configWarnings } from '../config.ts'
+import { ConfigurationError, ROLES, StartupError, isRoleChoice, migrate, openDatabaseForTool, rootLogger, startProcess } from '../main.ts'
+import { EXIT, UsageError } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 
-const fail = (e: unknown, setExitCode: (code: number) => void, code: number = EXIT.usage): void => {
+/**
+ * The exit code of a start-up that failed, the same for `satang up` and `satang migrate`: 2 when the
+ * configuration is wrong (a setting, a role that cannot run with it), 3 when what it needs failed (the
+ * database unreachable, a migration, a port in use, the data directory in use).
+ */
+const fail = (e: unknown, setExitCode: (code: number) => void): void => {
   if (!(e instanceof StartupError)) throw e
   process.stderr.write(`satang: ${e.message}\n`)
-  setExitCode(e instanceof DataDirInUse ? EXIT.failure : code)
+  setExitCode(e instanceof ConfigurationError ? EXIT.usage : EXIT.failure)
+}
+
+/** Forces the exit once a stop is over, in case something left behind (a socket, a timer) would keep the process alive. */
+const exitSoon = (code: number): void => {
+  process.exitCode = code
+  setTimeout(() => process.exit(code), 2_000).unref()
 }
 
 /** `satang up` (everything on the configured or embedded defaults) and `satang migrate`. */
@@ -29,17 +41,19 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         'A role other than all needs SATANG_DATABASE_URL (embedded PostgreSQL belongs to --role all). Every role serves /healthz on SATANG_HTTP_PORT, and /metrics there too unless SATANG_METRICS_PORT gives it a port of its own (SATANG_METRICS_TOKEN_FILE puts it behind a bearer token).',
         '',
         'Configuration comes from SATANG_* environment variables and/or the JSON file named by SATANG_CONFIG (see docs/operations.md "Configuration").',
-        'Stops cleanly on Ctrl-C (SIGINT) or SIGTERM: requests in flight finish (up to SATANG_STOP_TIMEOUT_MS), new ones get 503 retriable; a second signal stops at once.',
+        'Stops on Ctrl-C (SIGINT) or SIGTERM within SATANG_SHUTDOWN_TIMEOUT_MS (default 10 s): /readyz answers 503 at once, requests in flight finish, new ones get 503 retriable, idle keep-alive connections close, then every role stops; a second signal stops at once.',
+        'Probes: /livez (the process answers), /readyz (every role can do its work now; 503 names each failing check), /healthz (the database, as before).',
         'One satang per data directory (SATANG_DATA_DIR, locked by satang.lock in it): a second one refuses to start, naming the first.',
         'The service connects as a role that may only read and append the event log; as a superuser it refuses to start unless --allow-superuser (docs/operations.md "Least privilege").',
-        'Exit codes: 0 stopped cleanly, 2 bad usage, bad configuration or start-up failed, 3 the data directory is in use by another satang.',
+        'Exit codes (as satang migrate for the same start-up failure): 0 stopped cleanly; 1 the stop failed or passed SATANG_SHUTDOWN_TIMEOUT_MS (stderr names what did not stop); 2 bad usage or configuration; 3 start-up failed (database unreachable, a migration, a port or the data directory in use).',
       ].join('\n'),
     )
     .action(async (opts: { role: string; allowSuperuser?: boolean }) => {
       try {
-        if (!isRoleChoice(opts.role)) throw new StartupError(`--role must be one of ${ROLES.join(', ')} or all, got ${JSON.stringify(opts.role)}`)
-        const config = await loadConfig()
+        if (!isRoleChoice(opts.role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')} or all, got ${JSON.stringify(opts.role)}`)
+        const config = await configOrUsage()
         const log = rootLogger(config)
+        for (const warning of configWarnings(config)) process.stderr.write(`satang: warning: ${warning}\n`)
         // Listening for the stop signals before anything starts: a SIGTERM that arrives while satang is
         // starting (a supervisor giving up, a quick Ctrl-C) stops it cleanly once it is up, instead of
         // killing it with its embedded PostgreSQL and locks left behind.
@@ -88,21 +102,34 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
           })
         }
         out(`up${opts.role === 'all' ? '' : ` (role ${opts.role})`}. Ctrl-C stops.`)
-        await new Promise<void>((done) => {
+        const problems = await new Promise<ReadonlyArray<string>>((done) => {
           const stop = (signal: NodeJS.Signals): void => {
-            process.stdout.write(`satang: ${signal}: stopping…\n`)
-            process.off('SIGINT', signalled)
-            process.off('SIGTERM', signalled)
-            running.stop().then(done, (e: unknown) => {
-              log.error({ err: e }, 'stop failed')
-              done()
-            })
+            process.stdout.write(`satang: ${signal}: stopping (deadline ${String(config.SATANG_SHUTDOWN_TIMEOUT_MS)} ms)…\n`)
+            // A second signal stops at once.
+            onStopSignal = () => {
+              process.off('SIGINT', signalled)
+              process.off('SIGTERM', signalled)
+              process.stderr.write(`satang: ${signal} again: exiting now, without waiting for the stop\n`)
+              process.exit(EXIT.negative)
+            }
+            running.shutdown().then(done, (e: unknown) => done([`the stop failed: ${e instanceof Error ? e.message : String(e)}`]))
           }
           if (stopSignal !== undefined) stop(stopSignal)
           else onStopSignal = stop
         })
+        process.off('SIGINT', signalled)
+        process.off('SIGTERM', signalled)
+        if (problems.length > 0) {
+          for (const p of problems) process.stderr.write(`satang: did not stop cleanly: ${p}\n`)
+          process.stdout.write('satang: stopped, not cleanly (exit 1).\n')
+          exitSoon(EXIT.negative)
+          setExitCode(EXIT.negative)
+          return
+        }
         process.stdout.write('satang: stopped.\n')
+        exitSoon(EXIT.ok)
       } catch (e) {
+        if (e instanceof UsageError) throw e
         fail(e, setExitCode)
       }
     })
@@ -123,7 +150,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
           await db.close()
         }
       } catch (e) {
-        fail(e, setExitCode, EXIT.failure)
+        fail(e, setExitCode)
       }
     })
 }

@@ -16,6 +16,9 @@ export class StartupError extends Error {
  */
 export class DataDirInUse extends StartupError {}
 
+/** A start-up stopped by the configuration itself (a setting, or a combination a role cannot run with): exit 2, as for any bad setting. */
+export class ConfigurationError extends StartupError {}
+
 /** Reads `SATANG_CONFIG` (if set) and the environment, decodes them and reads the secrets of `*_FILE` settings; stops with every problem named. */
 export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<Config> => {
   const path = env['SATANG_CONFIG']

@@ -32,7 +32,10 @@ export type SchedulerConfig = {
   readonly tickMs: number
 }
 
-export type Scheduler = { readonly stop: () => Promise<void> }
+/** Where the scheduler stands with its lock: holding it, waiting for another process to let go, or unable to ask (why). */
+export type SchedulerLockState = { readonly lock: 'starting' | 'held' | 'waiting' | 'stopped' } | { readonly lock: 'failing'; readonly reason: string }
+
+export type Scheduler = { readonly state: () => SchedulerLockState; readonly stop: () => Promise<void> }
 
 const DAY_MS = 86_400_000
 
@@ -63,6 +66,7 @@ export const startScheduler = (deps: SchedulerDeps, config: SchedulerConfig): Sc
   let lease: Lease | null = null
   let lastSweepAt: number | null = null
   let dailyDoneFor: string | null = null
+  let lockState: SchedulerLockState = { lock: 'starting' }
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -76,13 +80,21 @@ export const startScheduler = (deps: SchedulerDeps, config: SchedulerConfig): Sc
     const taken = await deps.lock.tryAcquire({ job: 'scheduler', merchantId: deps.merchantId })()
     if (E.isLeft(taken)) {
       log.warn({ err: taken.left.cause }, 'the scheduler lock could not be taken; trying again')
+      const cause = taken.left.cause
+      lockState = { lock: 'failing', reason: `cannot ask for the scheduler lock: ${cause instanceof Error ? cause.message : 'the database did not answer'}` }
       return false
     }
-    if (taken.right === null) return false
+    if (taken.right === null) {
+      lockState = { lock: 'waiting' }
+      return false
+    }
     const held = taken.right
     lease = held
+    lockState = { lock: 'held' }
     void held.lost.then(() => {
-      if (lease === held) lease = null
+      if (lease !== held) return
+      lease = null
+      lockState = { lock: 'failing', reason: 'lost the scheduler lock (its database connection broke); trying to take it again' }
     })
     log.info('this process runs the reconciliation schedule')
     return true
@@ -125,8 +137,10 @@ export const startScheduler = (deps: SchedulerDeps, config: SchedulerConfig): Sc
   const running = loop()
 
   return {
+    state: () => lockState,
     stop: async () => {
       stopping.abort()
+      lockState = { lock: 'stopped' }
       // A run stops between batches once aborted; one stuck on a database that is gone is left behind
       // (runs are resumable: the next one picks it up), so stopping takes seconds, never forever.
       const settled = await Promise.race([running.then(() => true), delay(STOP_GRACE_MS).then(() => false)])

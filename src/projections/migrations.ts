@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { Pool } from 'pg'
-import { createRelayCheckpointsTable } from '../jobs/relay/relay-checkpoint.ts'
+import { addRelayHeartbeatColumn, createRelayCheckpointsTable } from '../jobs/relay/relay-checkpoint.ts'
 import type { Logger } from '../logger.ts'
 import { createConsoleSessionsEndedTable } from '../platform/postgres/console-sessions.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
@@ -43,6 +43,8 @@ export const readModelMigrations = (schema: string, projections: ReadonlyArray<P
   ...(projections.some((p) => p.name === 'reconciliation') ? [{ name: 'reconciliation_breaks_open_order_idx_v1', up: async (db: Knex) => void (await db.raw(openBreaksOrderIndex(schema))) }] : []),
   // Console sessions signed out, refused by every api process (SQL: platform/postgres/console-sessions.ts).
   { name: 'console_sessions_ended_v1', up: async (db) => void (await db.raw(createConsoleSessionsEndedTable(schema))) },
+  // The relay's heartbeat, read by the console and satang relay --status whatever their own configuration.
+  { name: 'relay_checkpoints_heartbeat_v1', up: async (db) => void (await db.raw(addRelayHeartbeatColumn(schema))) },
 ]
 
 const ledgerV2Migration = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => {

@@ -74,6 +74,8 @@ export type ProjectorDeps = {
 export type Projector = {
   /** Resolves once every running projection has applied the whole log as it stood when called. */
   readonly caughtUp: (timeoutMs?: number) => Promise<void>
+  /** Why the projector's reader is not running now (it retries), or null while it follows the log. */
+  readonly failing: () => string | null
   readonly stop: () => Promise<void>
 }
 
@@ -299,6 +301,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
     }
   }
 
+  let failure: string | null = null
   const loop = async (): Promise<void> => {
     let first = true
     while (!stopping.signal.aborted) {
@@ -322,6 +325,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
         const positions = live.map((p) => checkpoints.get(p.name)?.position ?? null)
         const from = positions.reduce<Position | null>((min, p) => (min === null || p === null ? null : p < min ? p : min), positions[0] ?? null)
         log.info({ from: from ?? 'start', projections: live.map((p) => p.name) }, 'projector following the event log')
+        failure = null
         await follow(from, live)
       } catch (e) {
         if (stopping.signal.aborted) break
@@ -329,6 +333,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
           log.info({ reason: e.message }, 'projector restarting its reader')
           continue
         }
+        failure = `the projector failed (${e instanceof Error ? e.message : String(e)}); retrying`
         log.error({ err: e }, `projector failed; retrying in ${String(retryDelayMs)} ms`)
         await sleep(retryDelayMs, stopping.signal)
       }
@@ -354,6 +359,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
 
   return {
     caughtUp,
+    failing: () => failure,
     stop: async () => {
       stopping.abort()
       await subscription?.stop()

@@ -25,6 +25,7 @@ import { loadOrCreateToken } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
 import { makeReadModelQueries } from '../projections/index.ts'
 import { makeReconciliationQueries } from '../projections/reconciliation/queries.ts'
+import type { HealthCheck } from '../adapters/http/server.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** The merchant API's tokens: configured (`SATANG_API_TOKENS`), or one with every scope kept in `<data>/api-token`. */
@@ -80,6 +81,26 @@ const registerStreamCacheMetrics = (registry: Registry, cache: AggregateStreamCa
   gauge('satang_stream_cache_hits', 'commands decided on a cached stream state since start (no read)', (s) => s.hits)
   gauge('satang_stream_cache_misses', 'commands that read their stream since start', (s) => s.misses)
 }
+
+/** `/readyz` of the API role: the event store answers (its head is read) and the read-model database answers. */
+const apiReadiness = (store: ProcessContext['store'], db: ProcessContext['db']): ReadonlyArray<HealthCheck> => [
+  {
+    name: 'event_store',
+    check: async () => {
+      const head = await store.headPosition()()
+      if (E.isRight(head)) return null
+      const cause = head.left.cause
+      return `the event store failed (${head.left.operation}): ${cause instanceof Error ? cause.message : 'unreachable'}`
+    },
+  },
+  {
+    name: 'read_models',
+    check: async () => {
+      await db.pool.query('select 1')
+      return null
+    },
+  },
+]
 
 /** The API role as it runs: what it generated, the gateway it talks to, and the recording it serves. */
 export type ApiRole = StartedRole & {
@@ -192,10 +213,11 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
           sessionSecret: sessionSecret.right.secret,
           acknowledge,
           now: deps.now,
-          relayTopic: config.SATANG_KAFKA_BROKERS === undefined ? null : config.SATANG_KAFKA_TOPIC,
+          relayTopic: config.SATANG_KAFKA_TOPIC,
         }),
       ],
       checks: [],
+      readiness: apiReadiness(store, db),
       listening: ({ port }) => {
         const base = (config.SATANG_PUBLIC_URL ?? `http://${urlHost(config.SATANG_HTTP_HOST)}:${String(port)}`).replace(/\/+$/, '')
         callbacks.urls = callbackUrlsOf(base)

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
 import { PROJECTIONS, READ_MODEL_SCHEMA, projectionStatus, startProjector, type Projector } from '../projections/index.ts'
 import { withEventTable, type Database } from '../composition/database.ts'
+import type { HealthCheck } from '../adapters/http/server.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** Projection lag on `/metrics` (`satang_projection_*`), read from the checkpoints at each scrape. */
@@ -71,6 +72,29 @@ export const runProjector = (config: Config, store: EventStore, db: Database, lo
   )
 }
 
+/**
+ * `/readyz` of the projector role: its reader follows the log, no projection is stopped on an event it
+ * cannot apply, and none is more than `SATANG_READY_MAX_LAG_SECONDS` behind.
+ */
+export const projectorReadiness = (deps: { readonly projector: Pick<Projector, 'failing'>; readonly store: EventStore; readonly db: Database; readonly maxLagSeconds: number }): HealthCheck => ({
+  name: 'projections',
+  check: async () => {
+    const failing = deps.projector.failing()
+    if (failing !== null) return failing
+    const statuses = await projectionStatus(deps.store, deps.db.pool, READ_MODEL_SCHEMA, PROJECTIONS)
+    const problems = statuses.flatMap((s) =>
+      s.state === 'failed'
+        ? [`projection ${s.name} stopped on an error: ${s.failure?.message ?? 'unknown'} (satang project --status; fix, then satang project --rebuild ${s.name} or restart)`]
+        : s.state === 'not_migrated'
+          ? [`projection ${s.name} has no checkpoint yet (migrations not applied)`]
+          : s.secondsBehind > deps.maxLagSeconds
+            ? [`projection ${s.name} is ${s.secondsBehind.toFixed(0)} s behind the log (more than SATANG_READY_MAX_LAG_SECONDS=${String(deps.maxLagSeconds)})`]
+            : [],
+    )
+    return problems.length === 0 ? null : problems.join('; ')
+  },
+})
+
 /** The projector role: keeps every read model current (unless `SATANG_PROJECTOR=off`). */
 export const startProjectorRole = (ctx: ProcessContext): StartedRole => {
   const { config, log } = ctx
@@ -80,6 +104,7 @@ export const startProjectorRole = (ctx: ProcessContext): StartedRole => {
     role: 'projector',
     routes: [],
     checks: [],
+    readiness: projector === undefined ? [] : [projectorReadiness({ projector, store: ctx.store, db: ctx.db, maxLagSeconds: config.SATANG_READY_MAX_LAG_SECONDS })],
     listening: () => undefined,
     summary: () => [
       on

@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js'
 import { registerRelayMetrics } from '../adapters/http/relay-metrics.ts'
 import { makeKafkaEventPublisher } from '../adapters/kafka/publisher.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
@@ -5,6 +6,7 @@ import { READ_MODEL_SCHEMA, type Database } from '../composition/database.ts'
 import type { Config } from '../config.ts'
 import { startRelay, type Relay } from '../jobs/index.ts'
 import type { Logger } from '../logger.ts'
+import type { HealthCheck } from '../adapters/http/server.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** The Kafka relay as `satang relay` and the relay role run it; undefined when SATANG_KAFKA_BROKERS is unset. */
@@ -30,6 +32,32 @@ export const runRelay = (config: Config, store: EventStore, db: Database, log: L
   )
 }
 
+/** How long the leader may go without progress while events wait before `/readyz` says it is stuck. */
+export const RELAY_READY_STALL_MS = 60_000
+
+/**
+ * `/readyz` of the relay role, from the relay loop's own state: a standby is ready (it takes over when
+ * the publisher dies); the publisher is ready once it reached the broker, while its last attempt did not
+ * fail, and while its checkpoint moved within the last minute whenever events wait to be published.
+ */
+export const relayReadiness = (relay: Pick<Relay, 'runtime'>, store: EventStore, now: () => number = Date.now): HealthCheck => ({
+  name: 'relay',
+  check: async () => {
+    const r = relay.runtime()
+    if (r.role === 'stopped') return 'the relay is stopped'
+    if (r.role === 'starting') return r.lastError === null ? 'the relay is starting (taking or waiting for the relay lock)' : `the relay cannot start: ${r.lastError.message}`
+    if (r.role === 'standby') return null
+    if (r.failing) return `the relay cannot publish to ${r.topic}: [${r.lastError?.kind ?? 'unknown'}] ${r.lastError?.message ?? 'failing'}`
+    if (!r.connected) return `the relay has not reached the broker yet (topic ${r.topic})`
+    const head = await store.headPosition()()
+    if (E.isLeft(head)) return `the relay cannot read the event log's head (${head.left.operation})`
+    const headAt = head.right ?? null
+    const waiting = headAt !== null && (r.position === null || r.position < headAt)
+    const idleMs = now() - (r.progressAt ?? 0)
+    return waiting && idleMs > RELAY_READY_STALL_MS ? `events wait to be published to ${r.topic} but the checkpoint has not moved for ${(idleMs / 1000).toFixed(0)} s` : null
+  },
+})
+
 /**
  * The relay role: publishes every event of the log to Kafka when SATANG_KAFKA_BROKERS is set (off
  * otherwise, so the embedded quick start needs no broker). Several relay processes may run: one
@@ -43,6 +71,7 @@ export const startRelayRole = (ctx: ProcessContext): StartedRole => {
     role: 'relay',
     routes: [],
     checks: [],
+    readiness: relay === undefined ? [] : [relayReadiness(relay, ctx.store)],
     listening: () => undefined,
     summary: () => [
       config.SATANG_KAFKA_BROKERS === undefined

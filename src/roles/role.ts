@@ -41,6 +41,8 @@ export type StartedRole = {
   readonly routes: ReadonlyArray<(app: FastifyInstance) => void>
   /** What `/healthz` checks for it, beside the database. */
   readonly checks: ReadonlyArray<HealthCheck>
+  /** What `/readyz` checks for it: whether it can do its work now (each failing check is named, with its reason). */
+  readonly readiness: ReadonlyArray<HealthCheck>
   /** Told where the HTTP service listens, once it does (the API gives the gateway callback URLs under it). */
   readonly listening: (at: { readonly httpUrl: string; readonly port: number }) => void
   /** Lines for the start-up output, without the `satang: ` prefix. */

@@ -42,6 +42,21 @@ export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRo
     role: 'scheduler',
     routes: [],
     checks: [],
+    // Holding the scheduler lock or waiting for it are both ready (one process acts, the others stand by).
+    readiness:
+      scheduler === undefined
+        ? []
+        : [
+            {
+              name: 'scheduler_lock',
+              check: async () => {
+                const state = scheduler.state()
+                if (state.lock === 'failing') return state.reason
+                if (state.lock === 'stopped') return 'the scheduler is stopped'
+                return null
+              },
+            },
+          ],
     listening: () => undefined,
     summary: () => [
       on

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as E from 'fp-ts/lib/Either.js'
-import { decodeConfig, formatConfigErrors, settingDocs } from '../../src/config.ts'
+import { configWarnings, decodeConfig, formatConfigErrors, settingDocs } from '../../src/config.ts'
 
 describe('config', () => {
   it('defaults describe an embedded setup: no database URL, no gateway URL, postgres event store', () => {
@@ -55,5 +55,35 @@ describe('config', () => {
 
   it('documents every setting', () => {
     for (const s of settingDocs()) expect(s.doc.length).toBeGreaterThan(10)
+  })
+})
+
+describe('issue 25 settings', () => {
+  const decoded = (env: Record<string, string>) => {
+    const r = decodeConfig(env)
+    if (E.isLeft(r)) throw new Error(formatConfigErrors(r.left))
+    return r.right
+  }
+
+  it('SATANG_SHUTDOWN_TIMEOUT_MS defaults to 10 s; the deprecated SATANG_STOP_TIMEOUT_MS still sets it, with a warning, and loses to the new name', () => {
+    expect(decoded({}).SATANG_SHUTDOWN_TIMEOUT_MS).toBe(10_000)
+    expect(configWarnings(decoded({}))).toEqual([])
+    const old = decoded({ SATANG_STOP_TIMEOUT_MS: '2500' })
+    expect(old.SATANG_SHUTDOWN_TIMEOUT_MS).toBe(2500)
+    expect(configWarnings(old)).toEqual([expect.stringContaining('SATANG_STOP_TIMEOUT_MS is deprecated')])
+    expect(decoded({ SATANG_STOP_TIMEOUT_MS: '2500', SATANG_SHUTDOWN_TIMEOUT_MS: '4000' }).SATANG_SHUTDOWN_TIMEOUT_MS).toBe(4000)
+    expect(decoded({ SATANG_SHUTDOWN_TIMEOUT_MS: '4000' }).SATANG_STOP_TIMEOUT_MS).toBeUndefined()
+  })
+
+  it('SATANG_TRUST_PROXY takes addresses and CIDRs (IPv4, IPv6) and names every entry that is not one', () => {
+    expect(decoded({}).SATANG_TRUST_PROXY).toBeUndefined()
+    expect(decoded({ SATANG_TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1 ,fd00::/8,::1' }).SATANG_TRUST_PROXY).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8', '::1'])
+    const bad = decodeConfig({ SATANG_TRUST_PROXY: '10.0.0.0/33,lb.example,1.2.3.4/8/1,::1/129' })
+    expect(E.isLeft(bad) ? formatConfigErrors(bad.left) : '').toContain('SATANG_TRUST_PROXY (environment): must be a comma-separated list of IP addresses or CIDRs; not one: "10.0.0.0/33", "lb.example", "1.2.3.4/8/1", "::1/129"')
+  })
+
+  it('SATANG_READY_MAX_LAG_SECONDS defaults to 60 and must be a whole number of seconds', () => {
+    expect(decoded({}).SATANG_READY_MAX_LAG_SECONDS).toBe(60)
+    expect(E.isLeft(decodeConfig({ SATANG_READY_MAX_LAG_SECONDS: '0' }))).toBe(true)
   })
 })

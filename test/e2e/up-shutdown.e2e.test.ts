@@ -10,7 +10,7 @@ import { freePort } from '../support/ports.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
 
 /**
- * Acceptance (issue 22, item 8): SIGTERM under a create load. 10 clients POST /v1/payments in a loop on
+ * Acceptance (issue 22, item 8; issue 25, item 5: within SATANG_SHUTDOWN_TIMEOUT_MS): SIGTERM under a create load. 10 clients POST /v1/payments in a loop on
  * keep-alive connections to a real `satang up` (built-in sandbox) when it is told to stop: no
  * connection is reset or refused (every request gets an HTTP answer, a 2xx or a 503 `retriable` with
  * `Connection: close`), the requests in flight finish, every 2xx create is in the event log, and no
@@ -20,6 +20,10 @@ import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from
 const TOKEN = 'shutdown-e2e-token-0123456789abcdef'
 const MERCHANT_ID = '140000000000000001'
 const CLIENTS = 10
+/** The stop deadline of the load test (SATANG_SHUTDOWN_TIMEOUT_MS, its default). */
+const DEADLINE_MS = 10_000
+/** What the test allows beyond the deadline for the process to end once stopped, and for this test process to see it under load. */
+const EXIT_SLACK_MS = 1_500
 
 let db: Awaited<ReturnType<typeof freshDatabase>>
 const dirs: string[] = []
@@ -104,6 +108,7 @@ describe('satang up stopping under load', () => {
         SATANG_HTTP_PORT: String(port),
         SATANG_SANDBOX_PORT: String(await freePort()),
         SATANG_API_TOKENS: `test:${TOKEN}:payments:write+read`,
+        SATANG_SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS),
       }),
       cwd: dir,
     })
@@ -124,6 +129,8 @@ describe('satang up stopping under load', () => {
     const stopMs = Date.now() - signalledAt
     expect(code, `stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`).toBe(0)
     expect(proc.stdout()).toContain('satang: stopped.')
+    // Exit 0 means every part stopped before the deadline; the process ended right after.
+    expect(stopMs, `exited ${String(stopMs)} ms after SIGTERM`).toBeLessThanOrEqual(DEADLINE_MS + EXIT_SLACK_MS)
 
     const failures = sent.filter((s): s is Failure => 'error' in s)
     const answers = sent.filter((s): s is Answer => !('error' in s))
@@ -159,7 +166,7 @@ describe('satang up stopping under load', () => {
     )
   })
 
-  it('a request still running at SATANG_STOP_TIMEOUT_MS is abandoned with a log line naming it, and satang stops', async () => {
+  it('a request still running at SATANG_SHUTDOWN_TIMEOUT_MS is abandoned with a log line naming it, and satang stops with exit 1 saying what did not stop', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'satang-shutdown-deadline-'))
     dirs.push(dir)
     const port = await freePort()
@@ -176,7 +183,7 @@ describe('satang up stopping under load', () => {
         SATANG_RECONCILE_SCHEDULER: 'off',
         // The gateway would hold the create for a minute; the stop waits one second for it.
         SATANG_GATEWAY_TIMEOUT_MS: '60000',
-        SATANG_STOP_TIMEOUT_MS: '1000',
+        SATANG_SHUTDOWN_TIMEOUT_MS: '1000',
       }),
       cwd: dir,
     })
@@ -193,14 +200,19 @@ describe('satang up stopping under load', () => {
       if (faults.gateway?.hang?.count === 0) break
       await sleep(50)
     }
+    const signalledAt = Date.now()
     const exited = proc.stop('SIGTERM')
     const code = await Promise.race([exited, sleep(30_000).then(() => 'still running' as const)])
-    expect(code, `stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`).toBe(0)
+    const stopMs = Date.now() - signalledAt
+    expect(code, `stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`).toBe(1)
+    // Not the gateway's 60 s: the deadline, the abandoned parts' last chance, the process's end.
+    expect(stopMs).toBeLessThan(10_000)
     const outcome = await hung
     agent.destroy()
     expect('error' in outcome).toBe(true) // abandoned: its connection was closed without an answer
-    expect(proc.stdout() + proc.stderr()).toMatch(/stop: 1 request\(s\) still in flight after 1000 ms \(SATANG_STOP_TIMEOUT_MS\) abandoned/)
-    expect(proc.stdout() + proc.stderr()).toContain('POST /v1/payments')
+    expect(proc.stdout() + proc.stderr()).toMatch(/stop: 1 request\(s\) still in flight after 800 ms \(SATANG_SHUTDOWN_TIMEOUT_MS\) abandoned/)
+    expect(proc.stderr()).toMatch(/satang: did not stop cleanly: the HTTP service: 1 request\(s\) still in flight at the deadline were abandoned: POST \/v1\/payments/)
+    expect(proc.stdout()).toContain('satang: stopped, not cleanly (exit 1).')
   })
   it('SIGTERM while satang is starting: it stops cleanly once started (exit 0, "stopped."), and its instance lock is free for the next start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'satang-shutdown-starting-'))

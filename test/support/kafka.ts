@@ -17,7 +17,7 @@ const { Kafka, logLevel } = kafkajs
  */
 export type TestBroker = { readonly brokers: ReadonlyArray<string>; readonly stop: () => Promise<void> }
 
-const IMAGE = 'apache/kafka:4.1.1'
+const IMAGE = 'apache/kafka:4.1.2'
 
 const configured = process.env['SATANG_TEST_KAFKA_BROKERS']?.split(',').map((b) => b.trim()).filter((b) => b !== '')
 

@@ -81,7 +81,8 @@ export const ComposeService = t.partial({
   volumes: t.array(t.string),
   ports: t.array(t.string),
   restart: t.string,
-  deploy: t.partial({ replicas: t.number }),
+  deploy: t.partial({ replicas: t.number, resources: t.partial({ limits: t.partial({ memory: t.string, cpus: t.union([t.string, t.number]) }) }) }),
+  logging: t.partial({ driver: t.string, options: t.record(t.string, t.string) }),
 })
 export type ComposeService = t.TypeOf<typeof ComposeService>
 

@@ -132,7 +132,67 @@ describe.each(VARIANTS)('docker-compose: $name ($files)', (variant) => {
   })
 })
 
+/** Bytes of a Compose memory size (`512M`, `2G`, `1g`, `268435456`). */
+const bytesOf = (size: string): number => {
+  const m = /^(\d+(?:\.\d+)?)([bkmg]?)b?$/i.exec(size)
+  if (m === null) throw new Error(`not a Compose byte size: ${size}`)
+  const unit = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase()] ?? Number.NaN
+  return Number(m[1]) * unit
+}
+
+describe.each(VARIANTS)('docker-compose operability (issue 25): $name', (variant) => {
+  const services = servicesOf(composeConfig(variant.files, variant.env))
+
+  it('every service has a memory limit (512M for satang roles and migrate) and rotated logs', () => {
+    for (const [name, s] of Object.entries(services)) {
+      const memory = s.deploy?.resources?.limits?.memory
+      expect(memory, `${name} has no deploy.resources.limits.memory`).toBeDefined()
+      expect(bytesOf(memory ?? '0'), name).toBeGreaterThan(0)
+      if (isSatang(s) && name !== 'sandbox') expect(memory, name).toBe('512M')
+      expect(s.logging?.driver, `${name} logs`).toBe('json-file')
+      expect(bytesOf(s.logging?.options?.['max-size'] ?? 'none'), `${name} max-size`).toBeGreaterThan(0)
+      expect(Number(s.logging?.options?.['max-file']), `${name} max-file`).toBeGreaterThan(0)
+    }
+    // The api keeps its replicas beside the limit it shares with the other roles.
+    expect(services['api']?.deploy?.replicas).toBe(2)
+  })
+
+  it('the sandbox control API is published on the host loopback only (or not at all)', () => {
+    const sandbox = services['sandbox']
+    if (!variant.sandbox) {
+      expect(sandbox).toBeUndefined()
+      return
+    }
+    const ports = sandbox?.ports ?? []
+    expect(ports.length).toBeGreaterThan(0)
+    for (const p of ports) expect(p, 'sandbox port published beyond loopback').toMatch(/^127\.0\.0\.1:/)
+  })
+
+  it('the scheduler gets the anchor key as a secret (the same on every recreate) and a volume of its own for its data', () => {
+    const scheduler = services['scheduler']
+    expect(scheduler?.secrets).toContain('anchor_private_key')
+    expect(scheduler?.environment?.['SATANG_ANCHOR_KEY_FILE']).toBe('/run/secrets/anchor_private_key')
+    const dataDir = IMAGE_ENV['SATANG_DATA_DIR']
+    expect(dataDir).toBeDefined()
+    expect((scheduler?.volumes ?? []).some((v) => v.split(':')[1] === dataDir), `a volume on ${String(dataDir)}`).toBe(true)
+    expect(scheduler?.environment?.['SATANG_ANCHOR_FILE']?.startsWith(`${String(dataDir)}/`)).toBe(true)
+  })
+})
+
 describe('docker-compose.yml as a file', () => {
+  it('runs the Kafka version of scripts/kafka.sh and of the tests\' broker container', () => {
+    const script = readFileSync(new URL('scripts/kafka.sh', ROOT), 'utf8')
+    const version = /SATANG_KAFKA_VERSION:-([0-9.]+)\}/.exec(script)?.[1]
+    expect(version).toBeDefined()
+    expect(servicesOf(composeConfig(['docker-compose.yml']))['kafka']?.image).toBe(`apache/kafka:${String(version)}`)
+    const support = readFileSync(new URL('test/support/kafka.ts', ROOT), 'utf8')
+    expect(/const IMAGE = 'apache\/kafka:([0-9.]+)'/.exec(support)?.[1]).toBe(version)
+  })
+  it('scripts/compose-secrets.sh writes the anchor key the scheduler reads', () => {
+    expect(readFileSync(new URL('scripts/compose-secrets.sh', ROOT), 'utf8')).toContain('anchor-private.pem')
+    expect((composeConfig(['docker-compose.yml'])['secrets'] as Record<string, { file?: string }>)['anchor_private_key']?.file).toBe('./secrets/anchor-private.pem')
+  })
+
   const text = readFileSync(new URL('docker-compose.yml', ROOT), 'utf8')
   it('says what changes for a secure KurrentDB cluster, and how to write the secrets it reads', () => {
     expect(text).toMatch(/# A secure cluster: 3 nodes/)

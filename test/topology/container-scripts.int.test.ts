@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createPrivateKey } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -67,6 +68,8 @@ describe('scripts/compose-secrets.sh', () => {
       expect(E.isRight(loadPrivateKey(read(`${who}-private.pem`))), who).toBe(true)
       expect(E.isRight(loadPublicKey(read(`${who}-public.pem`))), who).toBe(true)
     }
+    // The scheduler's anchor key (Compose secret anchor_private_key): the Ed25519 key satang loads.
+    expect(createPrivateKey(read('anchor-private.pem')).asymmetricKeyType).toBe('ed25519')
     expect(statSync(target).mode & 0o777).toBe(0o700)
     const password = read('db-password')
     const again = await run('bash', [script, target])

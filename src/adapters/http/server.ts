@@ -16,6 +16,10 @@ export type HealthCheck = { readonly name: string; readonly check: () => Promise
 export type HttpServerDeps = {
   readonly log: Logger
   readonly checks: ReadonlyArray<HealthCheck>
+  /** What `/readyz` checks: whether each role of this process can do its work now (`/healthz` keeps `checks`). */
+  readonly readiness?: ReadonlyArray<HealthCheck>
+  /** The reverse proxies whose X-Forwarded-For/-Proto are believed (`SATANG_TRUST_PROXY`): addresses or CIDRs; none = ignored. */
+  readonly trustProxy?: ReadonlyArray<string>
   readonly metrics: Registry
   readonly version: string
   /** Route groups mounted beside `/healthz` and `/metrics`: the merchant API (`/v1`) and `/callbacks`. */
@@ -76,8 +80,10 @@ const registerStopping = (app: FastifyInstance): StopState => {
       state.wake()
     })
   })
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!state.stopping) return undefined
+    // The probes answer for themselves while stopping: /readyz 503 (take me out of the balancer), /livez 200.
+    if (request.routeOptions.url === '/readyz' || request.routeOptions.url === '/livez') return undefined
     return sendError(reply.header('connection', 'close'), 503, { error: 'unavailable', message: 'satang is stopping: this request was not processed; send it again (to another instance, or once satang is back)', retriable: true })
   })
   stopStates.set(app, state)
@@ -95,11 +101,15 @@ const STOP_LINGER_MS = 1_000
  * Stops a server of `makeHttpServer` without resetting a connection: the listening socket stays open
  * while requests in flight finish (their effects recorded, their answers sent with `Connection: close`)
  * and new ones are answered 503 `retriable`; then it closes (idle connections with it). Requests still
- * running after `deadlineMs` are abandoned (their connections closed), with a log line naming them.
+ * running after `deadlineMs` are abandoned (their connections closed), with a log line naming them;
+ * resolves with what they were (`METHOD /path`).
  */
-export const stopHttpServer = async (app: FastifyInstance, opts: { readonly deadlineMs: number; readonly log: Logger }): Promise<void> => {
+export const stopHttpServer = async (app: FastifyInstance, opts: { readonly deadlineMs: number; readonly log: Logger }): Promise<ReadonlyArray<string>> => {
   const state = stopStates.get(app)
-  if (state === undefined || !app.server.listening) return app.close()
+  if (state === undefined || !app.server.listening) {
+    await app.close()
+    return []
+  }
   state.stopping = true
   const admitted = (): number => [...state.inFlight.values()].filter((r) => r.admitted).length
   const deadline = Date.now() + opts.deadlineMs
@@ -120,12 +130,57 @@ export const stopHttpServer = async (app: FastifyInstance, opts: { readonly dead
   if (abandoned.length > 0) {
     opts.log.warn(
       { requests: abandoned.slice(0, 20).map((r) => r.what), inFlight: abandoned.length, deadlineMs: opts.deadlineMs },
-      `stop: ${String(abandoned.length)} request(s) still in flight after ${String(opts.deadlineMs)} ms (SATANG_STOP_TIMEOUT_MS) abandoned; their connections are closed`,
+      `stop: ${String(abandoned.length)} request(s) still in flight after ${String(opts.deadlineMs)} ms (SATANG_SHUTDOWN_TIMEOUT_MS) abandoned; their connections are closed`,
     )
     app.server.closeAllConnections()
   }
+  // Idle keep-alive connections close now (a client that sends on one meanwhile was answered 503 with
+  // Connection: close): app.close() alone would wait for them up to the keep-alive timeout.
+  app.server.closeIdleConnections()
   // Refused requests still being answered finish (their connections close after the answer); idle ones close now.
   await app.close()
+  return abandoned.map((r) => r.what)
+}
+
+/** How long one readiness probe may take before it counts as failing. */
+const PROBE_TIMEOUT_MS = 3_000
+
+/** Runs the checks at once, each bounded by PROBE_TIMEOUT_MS: `ok` or the reason, by name. */
+const runChecks = async (checks: ReadonlyArray<HealthCheck>): Promise<ReadonlyArray<readonly [string, string]>> =>
+  Promise.all(
+    checks.map(async (c) => {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`no answer within ${String(PROBE_TIMEOUT_MS / 1000)} s`), PROBE_TIMEOUT_MS)
+      })
+      const problem = await Promise.race([
+        c.check().then(
+          (p) => p,
+          (e: unknown) => (e instanceof Error ? e.message : 'failed'),
+        ),
+        timeout,
+      ])
+      clearTimeout(timer)
+      return [c.name, problem === null ? 'ok' : problem] as const
+    }),
+  )
+
+/**
+ * `/livez`: the process is alive and its event loop answers (nothing else is asked, so an orchestrator
+ * does not restart satang because a dependency is down). `/readyz`: every role of this process can do
+ * its work now; 503 names each failing check and why, and from the moment a stop begins it says so.
+ */
+const registerProbes = (app: FastifyInstance, stop: StopState, checks: ReadonlyArray<HealthCheck>): void => {
+  app.get('/livez', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }))
+  app.get('/readyz', async (_req, reply) => {
+    reply.header('cache-control', 'no-store')
+    if (stop.stopping) {
+      return reply.code(503).send({ status: 'unavailable', checks: { shutdown: 'satang is stopping (SIGTERM): send requests to another instance' }, failing: [{ check: 'shutdown', reason: 'satang is stopping (SIGTERM): send requests to another instance' }] })
+    }
+    const results = await runChecks(checks)
+    const failing = results.filter(([, r]) => r !== 'ok').map(([check, reason]) => ({ check, reason }))
+    return reply.code(failing.length === 0 ? 200 : 503).send({ status: failing.length === 0 ? 'ok' : 'unavailable', checks: Object.fromEntries(results), failing })
+  })
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
@@ -178,6 +233,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,
+    // X-Forwarded-For/-Proto only from the configured proxies (request.ip, request.protocol); from anyone else they are ignored.
+    trustProxy: deps.trustProxy === undefined || deps.trustProxy.length === 0 ? false : [...deps.trustProxy],
   })
   const stop = registerStopping(app)
   const routes: RegisteredRoute[] = []
@@ -210,6 +267,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     const ok = results.every(([, r]) => r === 'ok')
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: deps.version, checks: Object.fromEntries(results) })
   })
+
+  registerProbes(app, stop, deps.readiness ?? [])
 
   if (deps.metricsHere !== false) registerMetricsRoute(app, deps.metrics, deps.metricsToken)
 

@@ -28,6 +28,9 @@ create table if not exists ${table(schema)} (
   updated_at         timestamptz not null default now()
 )`
 
+/** The relay's heartbeat: when the process holding the lock last said it is alive (written every few seconds while it holds the lock). */
+export const addRelayHeartbeatColumn = (schema: string): string => `alter table ${table(schema)} add column if not exists heartbeat_at timestamptz`
+
 export type RelayCheckpoint = {
   readonly topic: string
   /** The last event acknowledged by the broker; null: nothing published yet (the relay starts at the beginning of the log). */
@@ -45,6 +48,8 @@ export type RelayCheckpoint = {
   readonly lastError: null | { readonly at: Date; readonly kind: string; readonly message: string }
   /** Whether the holder's last attempt failed (it is waiting to retry); false once it publishes or connects again. */
   readonly failing: boolean
+  /** When the process holding the lock last wrote its heartbeat (null: before heartbeats existed, or never). */
+  readonly heartbeatAt: Date | null
 }
 
 type Row = {
@@ -60,6 +65,7 @@ type Row = {
   last_error_kind: string | null
   last_error_at: Date | null
   failing: boolean
+  heartbeat_at: Date | null
 }
 
 const positionOf = (p: string | null): Position | null => {
@@ -80,6 +86,7 @@ const toCheckpoint = (r: Row): RelayCheckpoint => ({
   holderSince: r.holder_since,
   lastError: r.last_error === null ? null : { at: r.last_error_at ?? new Date(0), kind: r.last_error_kind ?? 'unknown', message: r.last_error },
   failing: r.failing,
+  heartbeatAt: r.heartbeat_at,
 })
 
 type Db = Pool | ClientBase
@@ -87,7 +94,7 @@ type Db = Pool | ClientBase
 /** The checkpoint of `topic`, or undefined when no relay ever ran for it. */
 export const readRelayCheckpoint = async (db: Db, schema: string, topic: string): Promise<RelayCheckpoint | undefined> => {
   const { rows } = await db.query<Row>(
-    `select topic, position, last_recorded_at, events_published::text, published_at, publish_rate, holder, holder_since, last_error, last_error_kind, last_error_at, failing
+    `select topic, position, last_recorded_at, events_published::text, published_at, publish_rate, holder, holder_since, last_error, last_error_kind, last_error_at, failing, heartbeat_at
        from ${table(schema)} where topic = $1`,
     [topic],
   )
@@ -131,4 +138,15 @@ export const recordRelayError = async (db: Db, schema: string, topic: string, er
 /** The relay reached its destination again after a failure (the last error stays, as history). */
 export const clearRelayFailing = async (db: Db, schema: string, topic: string): Promise<void> => {
   await db.query(`update ${table(schema)} set failing = false, updated_at = now() where topic = $1 and failing`, [topic])
+}
+
+/** The topics some relay ever published to from this database (one checkpoint row each), by name. */
+export const relayTopics = async (db: Db, schema: string): Promise<ReadonlyArray<string>> => {
+  const { rows } = await db.query<{ topic: string }>(`select topic from ${table(schema)} order by topic`)
+  return rows.map((r) => r.topic)
+}
+
+/** The holder's heartbeat: it holds the lock and its loop is alive (written through the lock's own session). */
+export const writeRelayHeartbeat = async (db: Db, schema: string, topic: string): Promise<void> => {
+  await db.query(`update ${table(schema)} set heartbeat_at = now() where topic = $1`, [topic])
 }

@@ -2,19 +2,23 @@ import type { Pool } from 'pg'
 import { lagAfter } from '../../application/log-lag.ts'
 import type { EventStore, Position } from '../../application/ports/event-store.ts'
 import { SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
-import { readRelayCheckpoint } from './relay-checkpoint.ts'
+import { readRelayCheckpoint, relayTopics } from './relay-checkpoint.ts'
 import { RELAY_APPLICATION_NAME } from './relay-lock.ts'
 
 /** Rates older than this are no longer current: nothing was published since. */
 const RATE_WINDOW_MS = 10_000
 
+/** A heartbeat older than this while a relay holds the lock: its loop is stuck (it writes one every 5 s). */
+export const RELAY_HEARTBEAT_STALE_MS = 30_000
+
 /**
  * - `publishing`: a relay holds the lock and its last attempt succeeded;
+ * - `stalled`: a relay holds the lock but has not written its heartbeat for 30 s (its loop is stuck);
  * - `failing`: a relay holds the lock but its last attempt failed (see `lastError`; it retries);
  * - `not_running`: no relay holds the lock (none runs, or all stand by for a moment during a takeover);
  * - `never_ran`: no relay ever published to this topic from this database.
  */
-export type RelayState = 'publishing' | 'failing' | 'not_running' | 'never_ran'
+export type RelayState = 'publishing' | 'failing' | 'stalled' | 'not_running' | 'never_ran'
 
 /** The relay of one topic as seen from the database: who publishes, how far behind, the last error. */
 export type RelayStatus = {
@@ -33,6 +37,8 @@ export type RelayStatus = {
   readonly publishRate: number
   readonly publishedAt: Date | null
   readonly lastError: null | { readonly at: Date; readonly kind: string; readonly message: string }
+  /** When the publishing process last wrote its heartbeat. */
+  readonly heartbeatAt: Date | null
 }
 
 type SessionRow = { application_name: string; pid: number; backend_start: Date | null; holds: boolean }
@@ -60,7 +66,9 @@ export const readRelayStatus = async (deps: { readonly store: EventStore; readon
   const lastError = checkpoint?.lastError ?? null
   const publishedAt = checkpoint?.publishedAt ?? null
   const failing = checkpoint?.failing === true
-  const state: RelayState = checkpoint === undefined ? 'never_ran' : holding === undefined ? 'not_running' : failing ? 'failing' : 'publishing'
+  const heartbeatAt = checkpoint?.heartbeatAt ?? null
+  const stale = heartbeatAt !== null && now().getTime() - heartbeatAt.getTime() > RELAY_HEARTBEAT_STALE_MS
+  const state: RelayState = checkpoint === undefined ? 'never_ran' : holding === undefined ? 'not_running' : failing ? 'failing' : stale ? 'stalled' : 'publishing'
   const rateCurrent = publishedAt !== null && now().getTime() - publishedAt.getTime() <= RATE_WINDOW_MS
   return {
     topic,
@@ -73,5 +81,15 @@ export const readRelayStatus = async (deps: { readonly store: EventStore; readon
     publishRate: rateCurrent ? (checkpoint?.publishRate ?? 0) : 0,
     publishedAt,
     lastError,
+    heartbeatAt,
   }
+}
+
+/**
+ * The relays of this database as their own rows say, whatever the configuration of the process asking:
+ * every topic a relay ever published to, or `fallback` (as `never_ran`) when there is none.
+ */
+export const readRelayStatuses = async (deps: { readonly store: EventStore; readonly pool: Pool }, schema: string, fallback: string, now: () => Date = () => new Date()): Promise<ReadonlyArray<RelayStatus>> => {
+  const topics = await relayTopics(deps.pool, schema)
+  return Promise.all((topics.length === 0 ? [fallback] : topics).map((topic) => readRelayStatus(deps, schema, topic, now)))
 }

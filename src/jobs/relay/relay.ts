@@ -19,7 +19,7 @@ import type { EventPublisher, PublishFailureKind } from '../../application/ports
 import type { EventStore, Position, ReadItem, RecordedEvent } from '../../application/ports/event-store.ts'
 import { decodeDomainEvent, describeEventDecodeError } from '../../domain/events/registry.ts'
 import type { Logger } from '../../logger.ts'
-import { advanceRelayCheckpoint, claimRelayCheckpoint, clearRelayFailing, readRelayCheckpoint, recordRelayError } from './relay-checkpoint.ts'
+import { advanceRelayCheckpoint, claimRelayCheckpoint, clearRelayFailing, readRelayCheckpoint, recordRelayError, writeRelayHeartbeat } from './relay-checkpoint.ts'
 import { openLockSession, RELAY_APPLICATION_NAME, type LockSession } from './relay-lock.ts'
 import { readRelayStatus, type RelayStatus } from './relay-status.ts'
 
@@ -45,6 +45,10 @@ export type RelayRuntime = {
   readonly lastError: RelayError | null
   /** Whether the last attempt failed (the relay is waiting to retry). */
   readonly failing: boolean
+  /** Whether the leader reached the broker (its topic prepared) since it took the lock or last failed. */
+  readonly connected: boolean
+  /** When this process last made progress as leader: reached the broker, or had a batch acknowledged (epoch ms; null: never). */
+  readonly progressAt: number | null
 }
 
 export type Relay = {
@@ -79,6 +83,8 @@ export type RelayConfig = {
   readonly standbyPollMs?: number
   /** How often the lock session checks its connection. Default 2000 ms. */
   readonly heartbeatMs?: number
+  /** How often the leader writes its heartbeat into the checkpoint row. Default 5000 ms. */
+  readonly rowHeartbeatMs?: number
 }
 
 const RATE_WINDOW_MS = 10_000
@@ -160,6 +166,9 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
   // Acknowledged batches of the last RATE_WINDOW_MS: [epoch ms, events].
   let acks: Array<readonly [number, number]> = []
   let leaderSince = 0
+  let connected = false
+  let progressAt: number | null = null
+  const rowHeartbeatMs = config.rowHeartbeatMs ?? 5_000
 
   const publishRate = (): number => {
     const t = Date.now()
@@ -188,6 +197,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     const error = { at: now(), kind, message }
     lastError = error
     failing = true
+    connected = false
     log.error({ kind, retryInMs, ...(cause === undefined ? {} : { err: cause }) }, `relay stopped publishing: ${message}; retrying in ${(retryInMs / 1000).toFixed(1)} s`)
     return error
   }
@@ -208,6 +218,8 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     // Reached the destination: no longer failing (whichever process failed last).
     await onSession(clearRelayFailing(session.client, schema, topic))
     failing = false
+    connected = true
+    progressAt = Date.now()
     const from = checkpoint?.position ?? null
     position = from
     log.info({ from: from ?? 'start', partitions: prepared.right.partitions, created: prepared.right.created }, `relay publishing to ${prepared.right.description}`)
@@ -238,6 +250,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
           position = last.position
           published += events.length
           failing = false
+          progressAt = Date.now()
           onProgress()
         }
         if (stop !== null) return E.left({ kind: 'undecodable_event', message: `stopped before an event it cannot publish: ${stop}` })
@@ -255,7 +268,27 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     role = 'leader'
     leaderSince = Date.now()
     acks = []
+    connected = false
     log.info({ holder }, 'relay lock taken: this process publishes')
+    // The heartbeat in the checkpoint row: other processes (the console, satang relay --status) see the
+    // publisher alive from the database, whatever their own configuration.
+    const beat = (): void => {
+      writeRelayHeartbeat(session.client, schema, topic).catch((e: unknown) => {
+        if (!session.isLost()) log.warn({ err: e }, 'could not write the relay heartbeat')
+      })
+    }
+    beat()
+    const heartbeat = setInterval(beat, rowHeartbeatMs)
+    heartbeat.unref()
+    try {
+      await leadLoop(session)
+    } finally {
+      clearInterval(heartbeat)
+      connected = false
+    }
+  }
+
+  const leadLoop = async (session: LockSession): Promise<void> => {
     let failuresInARow = 0
     while (!stopping.signal.aborted) {
       let outcome: Awaited<ReturnType<typeof publishFromCheckpoint>>
@@ -325,7 +358,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
   })
 
   return {
-    runtime: () => ({ role, topic, destination, position, published, publishRate: role === 'leader' ? publishRate() : 0, lastError, failing }),
+    runtime: () => ({ role, topic, destination, position, published, publishRate: role === 'leader' ? publishRate() : 0, lastError, failing, connected, progressAt }),
     status: () => readRelayStatus({ store: deps.store, pool: deps.pool }, schema, topic, now),
     stop: async () => {
       stopping.abort()

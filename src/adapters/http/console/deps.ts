@@ -15,8 +15,8 @@ export type ConsoleDeps = {
   readonly sessionSecret: Buffer
   readonly acknowledge: (breakId: string, actor: string, reason: string, cause: Cause) => Promise<UseCaseResult>
   readonly now: () => Date
-  /** The Kafka topic the relay publishes to, when there is a relay (its lag is shown). */
-  readonly relayTopic: string | null
+  /** The configured Kafka topic (SATANG_KAFKA_TOPIC), shown as never run when no relay ever ran against the database; the lag table shows every relay the database knows. */
+  readonly relayTopic: string
 }
 
 export type ConsoleContext = ConsoleDeps & { readonly sessions: Sessions }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { bangkokDateOf, daysInMonth, formatCalendarDate } from '../../../domain/bangkok-time.ts'
 import { AGE_BUCKETS } from '../../../domain/reconciliation/ageing.ts'
 import { BREAK_CLASSES } from '../../../domain/reconciliation/break-class.ts'
-import { readRelayStatus } from '../../../jobs/relay/relay-status.ts'
+import { readRelayStatuses } from '../../../jobs/relay/relay-status.ts'
 import { openBreaksByClassAndAge } from '../../../projections/reconciliation/console-reads.ts'
 import { PROJECTIONS, projectionStatus } from '../../../projections/index.ts'
 import { readDailyBalances } from '../../../projections/ledger/as-of.ts'
@@ -64,7 +64,8 @@ export const registerOverview = (app: FastifyInstance, c: ConsoleContext): void 
     const [balances, lags, relay] = await Promise.all([
       readDailyBalances(deps, rm.schema, first, last, at.requested ? { position: at.asOf.position } : null),
       projectionStatus(c.store, rm.pool, rm.schema, PROJECTIONS, c.now),
-      c.relayTopic === null ? Promise.resolve(null) : readRelayStatus(deps, rm.schema, c.relayTopic, c.now),
+      // The relay's own rows (checkpoint, heartbeat, lock), whatever this process's Kafka settings.
+      readRelayStatuses(deps, rm.schema, c.relayTopic, c.now),
     ])
     const byDay = new Map(days.map((d) => [text(d, 'day') ?? '', d]))
     const today = formatCalendarDate(bangkokDateOf(ref))
@@ -117,7 +118,7 @@ ${chart}
 <h2>Lag</h2>
 <div class="scroll"><table><thead><tr><th>Read model</th><th>State</th><th class="num">Events behind</th><th class="num">Seconds behind</th></tr></thead><tbody>
 ${lags.map((l) => html`<tr><td>${l.name}</td><td>${l.state}</td><td class="num">${l.eventsBehindCapped ? '≥ ' : ''}${l.eventsBehind.toLocaleString('en-US')}</td><td class="num">${l.secondsBehind.toFixed(1)}</td></tr>`)}
-<tr><td>Kafka relay${c.relayTopic === null ? '' : ` (${c.relayTopic})`}</td>${relay === null ? html`<td colspan="3">not configured (SATANG_KAFKA_BROKERS unset)</td>` : html`<td>${relay.state}</td><td class="num">${relay.eventsBehind.toLocaleString('en-US')}</td><td class="num">${relay.secondsBehind.toFixed(1)}</td>`}</tr>
+${relay.map((r) => html`<tr data-relay-topic="${r.topic}"><td>Kafka relay (${r.topic})</td>${r.state === 'never_ran' ? html`<td colspan="3">never ran against this database</td>` : html`<td>${r.state}</td><td class="num">${r.eventsBehindCapped ? '≥ ' : ''}${r.eventsBehind.toLocaleString('en-US')}</td><td class="num">${r.secondsBehind.toFixed(1)}</td>`}</tr>`)}
 </tbody></table></div>`
     return sendPage(reply, 200, layout({ title: 'Overview', session, body, charts: true }))
   })
