@@ -12,7 +12,7 @@ import { RELAY_READY_STALL_MS, relayReadiness } from '../../src/roles/relay.ts'
  */
 
 const pos = (n: number): Position => String(n).padStart(20, '0') as Position
-const headAt = (p: Position | null): Pick<EventStore, 'headPosition'> => ({ headPosition: () => async () => E.right(p) })
+const headAt = (p: Position | undefined): Pick<EventStore, 'headPosition'> => ({ headPosition: () => async () => E.right(p) })
 const NOW = 10_000_000
 
 const runtime = (over: Partial<RelayRuntime>): RelayRuntime => ({
@@ -29,7 +29,7 @@ const runtime = (over: Partial<RelayRuntime>): RelayRuntime => ({
   ...over,
 })
 
-const check = (r: RelayRuntime, head: Position | null): Promise<string | null> => relayReadiness({ runtime: () => r }, headAt(head) as EventStore, () => NOW).check()
+const check = (r: RelayRuntime, head: Position | undefined): Promise<string | null> => relayReadiness({ runtime: () => r }, headAt(head) as EventStore, () => NOW).check()
 
 describe('relayReadiness', () => {
   it('ready: a publisher caught up, or behind but moving; a standby', async () => {
