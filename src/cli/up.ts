@@ -104,7 +104,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         out(`up${opts.role === 'all' ? '' : ` (role ${opts.role})`}. Ctrl-C stops.`)
         const problems = await new Promise<ReadonlyArray<string>>((done) => {
           const stop = (signal: NodeJS.Signals): void => {
-            process.stdout.write(`satang: ${signal}: stopping (deadline ${String(config.SATANG_SHUTDOWN_TIMEOUT_MS)} ms)…\n`)
+            process.stdout.write(`satang: ${signal}: stopping… (deadline ${String(config.SATANG_SHUTDOWN_TIMEOUT_MS)} ms)\n`)
             // A second signal stops at once.
             onStopSignal = () => {
               process.off('SIGINT', signalled)

@@ -211,7 +211,7 @@ describe('satang up stopping under load', () => {
     agent.destroy()
     expect('error' in outcome).toBe(true) // abandoned: its connection was closed without an answer
     expect(proc.stdout() + proc.stderr()).toMatch(/stop: 1 request\(s\) still in flight after 800 ms \(SATANG_SHUTDOWN_TIMEOUT_MS\) abandoned/)
-    expect(proc.stderr()).toMatch(/satang: did not stop cleanly: the HTTP service: 1 request\(s\) still in flight at the deadline were abandoned: POST \/v1\/payments/)
+    expect(proc.stderr()).toMatch(/satang: did not stop cleanly: the HTTP service: the stop failed: 1 request\(s\) still in flight at the deadline were abandoned: POST \/v1\/payments/)
     expect(proc.stdout()).toContain('satang: stopped, not cleanly (exit 1).')
   })
   it('SIGTERM while satang is starting: it stops cleanly once started (exit 0, "stopped."), and its instance lock is free for the next start', async () => {
