@@ -98,7 +98,10 @@ export const kafkaSecurityOf = (config: Config, log: Logger): KafkaSecurity => {
   if (mechanism !== undefined && !tls) {
     log.warn({ setting: 'SATANG_KAFKA_SSL' }, `WARNING: SASL ${mechanism} without TLS (SATANG_KAFKA_SSL=false): ${mechanism === 'plain' ? 'the password' : 'the user name'} and every event cross the network unencrypted`)
   }
-  const password = config.SATANG_KAFKA_SASL_PASSWORD ?? ''
+  // loadConfig has read the password file into SATANG_KAFKA_SASL_PASSWORD; a configuration decoded
+  // without it (satang started in-process) reads the file here.
+  const passwordFile = config.SATANG_KAFKA_SASL_PASSWORD_FILE
+  const password = config.SATANG_KAFKA_SASL_PASSWORD ?? (passwordFile === undefined ? '' : readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, ''))
   const read = (path: string | undefined): string | undefined => (path === undefined ? undefined : readFileSync(path, 'utf8'))
   const ca = read(config.SATANG_KAFKA_SSL_CA_FILE)
   const cert = read(config.SATANG_KAFKA_SSL_CERT_FILE)
