@@ -7,7 +7,7 @@ import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { kafkaSecurityOf } from '../../src/composition/kafka-security.ts'
 import { makeLogger } from '../../src/logger.ts'
-import { loadConfig } from '../../src/main.ts'
+import { StartupError, loadConfig } from '../../src/main.ts'
 import { runCli } from '../support/cli.ts'
 import { envWithoutSatangSettings } from '../support/process.ts'
 
@@ -45,17 +45,33 @@ const capture = (lines: string[]) => makeLogger({ level: 'info' }, new Writable(
 const relayWith = async (settings: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> =>
   runCli(['relay'], { env: envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', SATANG_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', SATANG_KAFKA_BROKERS: '127.0.0.1:1', ...settings }) })
 
-/** `satang relay` refuses to start: exit 2, the variable named with the rule, and no password anywhere. */
-const refuses = async (settings: Record<string, string>, variable: string, rule: RegExp): Promise<void> => {
+/** `satang relay` (a process) refuses to start: exit 2, the variable named with the rule, and no password anywhere. */
+const relayRefuses = async (settings: Record<string, string>, variable: string, rule: RegExp): Promise<void> => {
   const r = await relayWith(settings)
   expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 2, stderr: expect.stringContaining(variable) })
   expect(r.stderr).toMatch(rule)
   expect(`${r.stdout}${r.stderr}`).not.toContain(PASSWORD)
 }
 
-describe('bad Kafka security settings: satang relay exits 2 naming the variable', () => {
+/**
+ * The start-up configuration refuses: the same loadConfig whose StartupError makes `satang relay` and
+ * `satang up` exit 2 (shown by the process cases above), in-process: a satang start costs seconds.
+ */
+const refuses = async (settings: Record<string, string>, variable: string, rule: RegExp): Promise<void> => {
+  const error = await loadConfig({ SATANG_KAFKA_BROKERS: '127.0.0.1:1', ...settings }).then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(StartupError)
+  const message = error instanceof Error ? error.message : ''
+  expect(message).toContain(variable)
+  expect(message).toMatch(rule)
+  expect(message).not.toContain(PASSWORD)
+}
+
+describe('bad Kafka security settings: satang relay exits 2 naming the variable (the cases of issue 26 as processes, the rest through the same start-up configuration)', () => {
   it('a SASL mechanism without a username', async () => {
-    await refuses({ SATANG_KAFKA_SASL_MECHANISM: 'scram-sha-512', SATANG_KAFKA_SASL_PASSWORD_FILE: passwordFile }, 'SATANG_KAFKA_SASL_USERNAME', /SATANG_KAFKA_SASL_USERNAME \(environment\): is required when SATANG_KAFKA_SASL_MECHANISM is set/)
+    await relayRefuses({ SATANG_KAFKA_SASL_MECHANISM: 'scram-sha-512', SATANG_KAFKA_SASL_PASSWORD_FILE: passwordFile }, 'SATANG_KAFKA_SASL_USERNAME', /SATANG_KAFKA_SASL_USERNAME \(environment\): is required when SATANG_KAFKA_SASL_MECHANISM is set/)
   })
 
   it('a SASL mechanism without a password', async () => {
@@ -63,7 +79,7 @@ describe('bad Kafka security settings: satang relay exits 2 naming the variable'
   })
 
   it('the password both in a file and in SATANG_KAFKA_SASL_PASSWORD (the password is not printed)', async () => {
-    await refuses({ SATANG_KAFKA_SASL_MECHANISM: 'plain', SATANG_KAFKA_SASL_USERNAME: 'satang', SATANG_KAFKA_SASL_PASSWORD: PASSWORD, SATANG_KAFKA_SASL_PASSWORD_FILE: passwordFile }, 'SATANG_KAFKA_SASL_PASSWORD_FILE', /cannot be set together with SATANG_KAFKA_SASL_PASSWORD/)
+    await relayRefuses({ SATANG_KAFKA_SASL_MECHANISM: 'plain', SATANG_KAFKA_SASL_USERNAME: 'satang', SATANG_KAFKA_SASL_PASSWORD: PASSWORD, SATANG_KAFKA_SASL_PASSWORD_FILE: passwordFile }, 'SATANG_KAFKA_SASL_PASSWORD_FILE', /cannot be set together with SATANG_KAFKA_SASL_PASSWORD/)
   })
 
   it('a username without a mechanism', async () => {
@@ -79,7 +95,7 @@ describe('bad Kafka security settings: satang relay exits 2 naming the variable'
   })
 
   it('a CA file that is not PEM', async () => {
-    await refuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_CA_FILE: path('not-pem.txt') }, 'SATANG_KAFKA_SSL_CA_FILE', /SATANG_KAFKA_SSL_CA_FILE: ".*not-pem.txt" is not a PEM certificate file/)
+    await relayRefuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_CA_FILE: path('not-pem.txt') }, 'SATANG_KAFKA_SSL_CA_FILE', /SATANG_KAFKA_SSL_CA_FILE: ".*not-pem.txt" is not a PEM certificate file/)
   })
 
   it('a CA file that does not exist', async () => {
@@ -87,7 +103,7 @@ describe('bad Kafka security settings: satang relay exits 2 naming the variable'
   })
 
   it('a key without its certificate', async () => {
-    await refuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_KEY_FILE: keyFile }, 'SATANG_KAFKA_SSL_CERT_FILE', /SATANG_KAFKA_SSL_CERT_FILE \(environment\): is required when SATANG_KAFKA_SSL_KEY_FILE is set/)
+    await relayRefuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_KEY_FILE: keyFile }, 'SATANG_KAFKA_SSL_CERT_FILE', /SATANG_KAFKA_SSL_CERT_FILE \(environment\): is required when SATANG_KAFKA_SSL_KEY_FILE is set/)
   })
 
   it('a certificate without its key', async () => {
