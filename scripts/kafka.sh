@@ -9,11 +9,19 @@
 #   scripts/kafka.sh status    exit 0 when our broker is running and answering, 1 otherwise
 #   scripts/kafka.sh fetch     only download the jars
 #   scripts/kafka.sh reset     stop, then delete the broker's data (the next start formats anew)
-#   scripts/kafka.sh env       print SATANG_TEST_KAFKA_BROKERS=<host:port> (for `eval`)
+#   scripts/kafka.sh env       print the test variables (for `eval`): SATANG_TEST_KAFKA_BROKERS=<host:port>
+#                              (PLAINTEXT), and the secure listener's SATANG_TEST_KAFKA_SECURE_BROKERS,
+#                              _CA_FILE, _USERNAME, _PASSWORD_FILE
+#
+# Two client listeners: PLAINTEXT on the port, and SASL_SSL on the port + 2 (TLS with a certificate
+# signed by a CA made for this broker, SCRAM-SHA-512 with one user). The CA, the broker's keystore and
+# the SCRAM password are made at the first start (openssl and the JDK's keytool) in <run dir>/secure/;
+# the SCRAM user is created when the storage is formatted.
 #
 # Settings (environment, all optional):
 #   SATANG_KAFKA_VERSION        Apache Kafka version, default 4.1.2 (kafka_2.13 on Maven Central)
-#   SATANG_KAFKA_PORT           client port, default 19092 (the controller uses the port + 1)
+#   SATANG_KAFKA_PORT           client port, default 19092 (the controller uses the port + 1, SASL_SSL the port + 2)
+#   SATANG_KAFKA_SCRAM_USER     the SCRAM-SHA-512 user of the secure listener, default satang
 #   SATANG_KAFKA_HOST           default 127.0.0.1
 #   SATANG_KAFKA_RUN_DIR        pid, log, config and data, default ${TMPDIR:-/tmp}/satang-kafka-<port>
 #   SATANG_KAFKA_CACHE_DIR      jar cache, default ${XDG_CACHE_HOME:-$HOME/.cache}/satang/kafka
@@ -28,6 +36,8 @@ dependency_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 host="${SATANG_KAFKA_HOST:-127.0.0.1}"
 port="${SATANG_KAFKA_PORT:-19092}"
 controller_port=$((port + 1))
+secure_port=$((port + 2))
+scram_user="${SATANG_KAFKA_SCRAM_USER:-satang}"
 run_dir="${SATANG_KAFKA_RUN_DIR:-${TMPDIR:-/tmp}/satang-kafka-$port}"
 cache_dir="${SATANG_KAFKA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/satang/kafka}"
 heap="${SATANG_KAFKA_HEAP:--Xms128m -Xmx512m}"
@@ -39,6 +49,11 @@ pid_file="$run_dir/broker.pid"
 log_file="$run_dir/broker.log"
 props="$run_dir/server.properties"
 log_config="$run_dir/log4j2.properties"
+secure_dir="$run_dir/secure"
+ca_file="$secure_dir/ca.pem"
+password_file="$secure_dir/scram-password"
+keystore="$secure_dir/broker.p12"
+keystore_password_file="$secure_dir/keystore-password"
 
 say() { printf '[kafka.sh] %s\n' "$*" >&2; }
 fail() {
@@ -101,10 +116,19 @@ write_config() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@$host:$controller_port
-listeners=PLAINTEXT://$host:$port,CONTROLLER://$host:$controller_port
-advertised.listeners=PLAINTEXT://$host:$port
+listeners=PLAINTEXT://$host:$port,CONTROLLER://$host:$controller_port,SASL_SSL://$host:$secure_port
+advertised.listeners=PLAINTEXT://$host:$port,SASL_SSL://$host:$secure_port
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL
+sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.ssl.keystore.type=PKCS12
+listener.name.sasl_ssl.ssl.keystore.location=$keystore
+listener.name.sasl_ssl.ssl.keystore.password=$(cat "$keystore_password_file")
+listener.name.sasl_ssl.ssl.key.password=$(cat "$keystore_password_file")
+listener.name.sasl_ssl.ssl.client.auth=none
 log.dirs=$data_dir
 num.partitions=1
 offsets.topic.replication.factor=1
@@ -134,6 +158,36 @@ logger.apache.level = WARN
 LOG
 }
 
+# The secure listener's material, made once per run folder: a CA, the broker's key and certificate
+# (signed by the CA, for 127.0.0.1, localhost and $host) in a PKCS#12 keystore, the SCRAM password.
+make_secure_material() {
+  [ -f "$keystore" ] && [ -f "$ca_file" ] && [ -f "$password_file" ] && [ -f "$keystore_password_file" ] && return 0
+  command -v openssl >/dev/null || fail "openssl is not installed: it makes the secure listener's CA and certificate"
+  say "making a CA, the broker's certificate and the SCRAM password in $secure_dir"
+  rm -rf "$secure_dir"
+  mkdir -p "$secure_dir"
+  chmod 700 "$secure_dir"
+  local work="$secure_dir/work"
+  mkdir -p "$work"
+  (
+    umask 077
+    openssl rand -hex 24 >"$password_file"
+    openssl rand -hex 24 >"$keystore_password_file"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=satang test Kafka CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -keyout "$work/ca.key" -out "$ca_file" >/dev/null 2>&1
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=$host" -keyout "$work/broker.key" -out "$work/broker.csr" >/dev/null 2>&1
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' \
+      "$(if [[ "$host" =~ ^[0-9.]+$ ]]; then [ "$host" = 127.0.0.1 ] || echo ",IP:$host"; else echo ",DNS:$host"; fi)" >"$work/ext.cnf"
+    openssl x509 -req -in "$work/broker.csr" -CA "$ca_file" -CAkey "$work/ca.key" -CAcreateserial -days 3650 \
+      -extfile "$work/ext.cnf" -out "$work/broker.pem" >/dev/null 2>&1
+    openssl pkcs12 -export -in "$work/broker.pem" -inkey "$work/broker.key" -certfile "$ca_file" -name broker \
+      -out "$keystore" -passout "file:$keystore_password_file" >/dev/null 2>&1
+  ) || fail "making the secure listener's certificates failed (openssl)"
+  rm -rf "$work"
+  chmod 644 "$ca_file"
+}
+
 # shellcheck disable=SC2086 # $heap holds several options
 java_cmd() { java $heap -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$log_config" -cp "$libs/*" "$@"; }
 
@@ -147,15 +201,20 @@ start() {
   fi
   need_java
   fetch
-  if answers "$port" || answers "$controller_port"; then
-    fail "port $port or $controller_port on $host is taken by another process; set SATANG_KAFKA_PORT"
+  if answers "$port" || answers "$controller_port" || answers "$secure_port"; then
+    fail "port $port, $controller_port or $secure_port on $host is taken by another process; set SATANG_KAFKA_PORT"
   fi
+  make_secure_material
   write_config
   if [ ! -f "$data_dir/meta.properties" ]; then
-    say "formatting storage in $data_dir"
+    say "formatting storage in $data_dir (SCRAM-SHA-512 user $scram_user)"
     mkdir -p "$data_dir"
-    java_cmd kafka.tools.StorageTool format -t "$(java_cmd kafka.tools.StorageTool random-uuid)" -c "$props" >"$run_dir/format.log" 2>&1 ||
+    java_cmd kafka.tools.StorageTool format -t "$(java_cmd kafka.tools.StorageTool random-uuid)" -c "$props" \
+      --add-scram "SCRAM-SHA-512=[name=$scram_user,password=$(cat "$password_file")]" >"$run_dir/format.log" 2>&1 ||
       fail "formatting the storage failed: $(tail -n 5 "$run_dir/format.log")"
+    echo "$scram_user" >"$secure_dir/scram-user"
+  elif [ "$(cat "$secure_dir/scram-user" 2>/dev/null)" != "$scram_user" ]; then
+    fail "the storage in $data_dir was formatted without the SCRAM user $scram_user (before the secure listener existed): scripts/kafka.sh reset, then start"
   fi
   : >"$log_file"
   say "starting Apache Kafka $version on $host:$port (log: $log_file)"
@@ -166,7 +225,7 @@ start() {
     >>"$run_dir/stdout.log" 2>&1 </dev/null 9>&- &
   echo $! >"$pid_file"
   local waited=0
-  until answers "$port" && grep -q "Kafka Server started" "$log_file" 2>/dev/null; do
+  until answers "$port" && answers "$secure_port" && grep -q "Kafka Server started" "$log_file" 2>/dev/null; do
     if ! our_pid >/dev/null; then
       fail "the broker exited during start-up: $(tail -n 20 "$run_dir/stdout.log" "$log_file" 2>/dev/null)"
     fi
@@ -228,7 +287,11 @@ stop) locked stop ;;
 status) status ;;
 fetch) need_java && fetch ;;
 reset) locked stop && rm -rf "$data_dir" && say "data removed" ;;
-env) echo "SATANG_TEST_KAFKA_BROKERS=$host:$port" ;;
+env)
+  printf '%s=%q\n' SATANG_TEST_KAFKA_BROKERS "$host:$port" SATANG_TEST_KAFKA_SECURE_BROKERS "$host:$secure_port" \
+    SATANG_TEST_KAFKA_SECURE_CA_FILE "$ca_file" SATANG_TEST_KAFKA_SECURE_USERNAME "$scram_user" \
+    SATANG_TEST_KAFKA_SECURE_PASSWORD_FILE "$password_file"
+  ;;
 -h | --help | help) usage ;;
 *)
   usage >&2

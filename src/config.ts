@@ -238,6 +238,15 @@ const settings = {
   SATANG_KAFKA_TIMEOUT_MS: { codec: intInRange('Milliseconds', 1_000, 600_000), default: '30000', doc: 'how long the broker may take to acknowledge a request, and to connect' },
   SATANG_KAFKA_RETRY_BASE_MS: { codec: intInRange('Milliseconds', 10, 60_000), default: '500', doc: 'first wait before the relay retries after a failure (broker down, topic missing); it doubles each time' },
   SATANG_KAFKA_RETRY_MAX_MS: { codec: intInRange('Milliseconds', 100, 600_000), default: '30000', doc: "longest wait between the relay's retries" },
+  SATANG_KAFKA_SASL_MECHANISM: { codec: oneOf('SaslMechanism', ['plain', 'scram-sha-256', 'scram-sha-512'] as const), default: undefined, doc: 'SASL authentication of the relay to the brokers: plain, scram-sha-256 or scram-sha-512 (needs SATANG_KAFKA_SASL_USERNAME and a password; use it with SATANG_KAFKA_SSL=true); unset = no SASL' },
+  SATANG_KAFKA_SASL_PASSWORD: { codec: nonEmpty, default: undefined, doc: 'the SASL password itself, for convenience (never printed or logged); prefer SATANG_KAFKA_SASL_PASSWORD_FILE; set one of the two, not both' },
+  SATANG_KAFKA_SASL_PASSWORD_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding the SASL password (one line; a Docker or Compose secret), read at start' },
+  SATANG_KAFKA_SASL_USERNAME: { codec: nonEmpty, default: undefined, doc: 'the SASL user (with SATANG_KAFKA_SASL_MECHANISM)' },
+  SATANG_KAFKA_SSL: { codec: oneOf('Boolean', ['true', 'false'] as const), default: 'false', doc: "true = the relay connects to the brokers over TLS (checking the brokers' certificates against SATANG_KAFKA_SSL_CA_FILE, or the system's trust store)" },
+  SATANG_KAFKA_SSL_CA_FILE: { codec: nonEmpty, default: undefined, doc: "PEM file of the CA certificate(s) that sign the brokers' certificates (with SATANG_KAFKA_SSL=true); unset = the system's trust store" },
+  SATANG_KAFKA_SSL_CERT_FILE: { codec: nonEmpty, default: undefined, doc: "mutual TLS: PEM file of the relay's client certificate (with SATANG_KAFKA_SSL_KEY_FILE)" },
+  SATANG_KAFKA_SSL_KEY_FILE: { codec: nonEmpty, default: undefined, doc: "mutual TLS: PEM file of the client certificate's private key (unencrypted; with SATANG_KAFKA_SSL_CERT_FILE)" },
+  SATANG_KAFKA_SSL_REJECT_UNAUTHORIZED: { codec: oneOf('Boolean', ['true', 'false'] as const), default: 'true', doc: "false = accept a broker certificate that does not verify (a loud warning at start; never in production: anyone on the path can read and change the events)" },
   SATANG_RECONCILE_CONCURRENCY: { codec: intInRange('Queries', 1, 256), default: '16', doc: 'gateway queries a reconciliation run has in flight at once (satang reconcile --concurrency overrides it)' },
   SATANG_RECONCILE_NOT_FOUND_GRACE_MINUTES: { codec: intInRange('Minutes', 0, 10_080), default: '60', doc: 'a "not found" answer about an order or refund satang holds is a missing_at_gateway break only this long after satang saw it accepted' },
   SATANG_RECONCILE_STALE_PENDING_HOURS: { codec: intInRange('Hours', 1, 8760), default: '24', doc: 'a status both sides still call pending becomes stale_pending this long past the link expiry (the gateway due_date, else the creation)' },
@@ -314,6 +323,7 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
   // The old name of the stop deadline still works when the new one is not given (a warning at start says so).
   const shutdownGiven = (env['SATANG_SHUTDOWN_TIMEOUT_MS'] ?? '') !== '' || file['SATANG_SHUTDOWN_TIMEOUT_MS'] !== undefined
   if (!shutdownGiven && out['SATANG_STOP_TIMEOUT_MS'] !== undefined) out['SATANG_SHUTDOWN_TIMEOUT_MS'] = out['SATANG_STOP_TIMEOUT_MS']
+  errors.push(...kafkaSecurityErrors(out))
   // The record was filled from `settings` by name, each value decoded by that setting's codec.
   return errors.length > 0 ? E.left(errors) : E.right(out as Config)
 }
@@ -321,6 +331,30 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
 /** Settings that work but should change: a deprecated name in use. */
 export const configWarnings = (config: Config): ReadonlyArray<string> =>
   config.SATANG_STOP_TIMEOUT_MS === undefined ? [] : ['SATANG_STOP_TIMEOUT_MS is deprecated: rename it SATANG_SHUTDOWN_TIMEOUT_MS (the new name wins when both are set)']
+/** Kafka TLS and SASL settings that do not go together (the files themselves are read at start). */
+const kafkaSecurityErrors = (out: Readonly<Record<string, unknown>>): ReadonlyArray<ConfigError> => {
+  const errors: ConfigError[] = []
+  const set = (name: string): boolean => out[name] !== undefined
+  const error = (variable: string, rule: string): void => void errors.push({ variable, source: 'environment', rule })
+  if (set('SATANG_KAFKA_SASL_MECHANISM')) {
+    if (!set('SATANG_KAFKA_SASL_USERNAME')) error('SATANG_KAFKA_SASL_USERNAME', 'is required when SATANG_KAFKA_SASL_MECHANISM is set')
+    if (!set('SATANG_KAFKA_SASL_PASSWORD_FILE') && !set('SATANG_KAFKA_SASL_PASSWORD')) error('SATANG_KAFKA_SASL_PASSWORD_FILE', 'is required when SATANG_KAFKA_SASL_MECHANISM is set (or SATANG_KAFKA_SASL_PASSWORD)')
+  } else {
+    for (const name of ['SATANG_KAFKA_SASL_USERNAME', 'SATANG_KAFKA_SASL_PASSWORD_FILE', 'SATANG_KAFKA_SASL_PASSWORD']) {
+      if (set(name)) error('SATANG_KAFKA_SASL_MECHANISM', `is required when ${name} is set (plain, scram-sha-256 or scram-sha-512)`)
+    }
+  }
+  if (set('SATANG_KAFKA_SASL_PASSWORD_FILE') && set('SATANG_KAFKA_SASL_PASSWORD')) error('SATANG_KAFKA_SASL_PASSWORD_FILE', 'cannot be set together with SATANG_KAFKA_SASL_PASSWORD: set one of the two')
+  if (set('SATANG_KAFKA_SSL_KEY_FILE') && !set('SATANG_KAFKA_SSL_CERT_FILE')) error('SATANG_KAFKA_SSL_CERT_FILE', 'is required when SATANG_KAFKA_SSL_KEY_FILE is set (the certificate of that key)')
+  if (set('SATANG_KAFKA_SSL_CERT_FILE') && !set('SATANG_KAFKA_SSL_KEY_FILE')) error('SATANG_KAFKA_SSL_KEY_FILE', 'is required when SATANG_KAFKA_SSL_CERT_FILE is set (the private key of that certificate)')
+  if (out['SATANG_KAFKA_SSL'] !== 'true') {
+    for (const name of ['SATANG_KAFKA_SSL_CA_FILE', 'SATANG_KAFKA_SSL_CERT_FILE', 'SATANG_KAFKA_SSL_KEY_FILE']) {
+      if (set(name)) error('SATANG_KAFKA_SSL', `must be true when ${name} is set`)
+    }
+    if (out['SATANG_KAFKA_SSL_REJECT_UNAUTHORIZED'] === 'false') error('SATANG_KAFKA_SSL', 'must be true when SATANG_KAFKA_SSL_REJECT_UNAUTHORIZED is set')
+  }
+  return errors
+}
 
 export const formatConfigErrors = (errors: ReadonlyArray<ConfigError>): string =>
   ['invalid configuration:', ...errors.map((e) => `  ${e.variable} (${e.source}): ${e.rule}`)].join('\n')

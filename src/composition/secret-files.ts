@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { ApiTokens } from '../adapters/http/api-tokens.ts'
 import type { Config } from '../config.ts'
+import { withKafkaSecurityFiles } from './kafka-security.ts'
 import { loadOrCreateSessionSecret, MIN_SESSION_SECRET_LENGTH, type LocalSessionSecret } from '../local-secrets.ts'
 
 /**
@@ -48,7 +49,7 @@ export const withSecretFiles = async (config: Config): Promise<E.Either<string, 
     url.password = encodeURIComponent(password.right)
     out = { ...out, SATANG_DATABASE_OWNER_URL: url.toString() }
   }
-  return E.right(out)
+  return withKafkaSecurityFiles(out)
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts'
 import { startRelay, type Relay } from '../jobs/index.ts'
 import type { Logger } from '../logger.ts'
 import type { HealthCheck } from '../adapters/http/server.ts'
+import { kafkaSecurityOf } from '../composition/kafka-security.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** The Kafka relay as `satang relay` and the relay role run it; undefined when SATANG_KAFKA_BROKERS is unset. */
@@ -24,6 +25,7 @@ export const runRelay = (config: Config, store: EventStore, db: Database, log: L
       source: config.SATANG_KAFKA_SOURCE,
       maxRequestBytes: config.SATANG_KAFKA_BATCH_BYTES,
       timeoutMs: config.SATANG_KAFKA_TIMEOUT_MS,
+      security: kafkaSecurityOf(config, log),
     },
   )
   return startRelay(

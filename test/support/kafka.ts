@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,8 +8,10 @@ import kafkajs, { type IHeaders } from 'kafkajs'
 import { GenericContainer, type StartedTestContainer } from 'testcontainers'
 import { freePort } from './ports.ts'
 import { dockerProblem } from './docker.ts'
+import { filterKafkajsNegativeTimeoutWarning } from './kafkajs-warning.ts'
 
 const { Kafka, logLevel } = kafkajs
+filterKafkajsNegativeTimeoutWarning()
 
 /**
  * The Kafka broker of the tests: `SATANG_TEST_KAFKA_BROKERS` (CI starts one with scripts/kafka.sh), else
@@ -50,6 +53,51 @@ export const startTestBroker = async (): Promise<TestBroker> => {
     .start()
   return { brokers: [`127.0.0.1:${String(port)}`], stop: async () => void (await container.stop()) }
 }
+
+/**
+ * The secure listener of the test broker (scripts/kafka.sh's SASL_SSL with SCRAM-SHA-512), from
+ * `scripts/kafka.sh env`: its address, the CA that signs its certificate, the SCRAM user and the file
+ * holding the password.
+ */
+export type SecureListener = { readonly brokers: ReadonlyArray<string>; readonly caFile: string; readonly username: string; readonly passwordFile: string }
+
+const SECURE_VARIABLES = ['SATANG_TEST_KAFKA_SECURE_BROKERS', 'SATANG_TEST_KAFKA_SECURE_CA_FILE', 'SATANG_TEST_KAFKA_SECURE_USERNAME', 'SATANG_TEST_KAFKA_SECURE_PASSWORD_FILE'] as const
+
+/** The configured secure listener, or undefined when its variables are not all set. */
+export const secureListener = (): SecureListener | undefined => {
+  const [brokers, caFile, username, passwordFile] = SECURE_VARIABLES.map((v) => process.env[v]?.trim() ?? '')
+  if (brokers === undefined || caFile === undefined || username === undefined || passwordFile === undefined) return undefined
+  if ([brokers, caFile, username, passwordFile].some((v) => v === '')) return undefined
+  return { brokers: brokers.split(',').map((b) => b.trim()), caFile, username, passwordFile }
+}
+
+/**
+ * Why the tests over the secure listener cannot run here, or undefined when they can. In CI (CI=true)
+ * they must run: a missing variable throws instead of skipping.
+ */
+export const secureListenerSkipReason = (): string | undefined => {
+  if (secureListener() !== undefined) return undefined
+  const missing = SECURE_VARIABLES.filter((v) => (process.env[v]?.trim() ?? '') === '')
+  const reason = `${missing.join(', ')} not set (start a broker with scripts/kafka.sh start, then eval "$(scripts/kafka.sh env)")`
+  if (process.env['CI'] === 'true') throw new Error(`CI must run the Kafka tests over the secure listener (SASL_SSL): ${reason}`)
+  return reason
+}
+
+/** satang's settings for the relay to publish through the secure listener (SCRAM-SHA-512 over TLS). */
+export const secureRelaySettings = (l: SecureListener, passwordFile: string = l.passwordFile): Readonly<Record<string, string>> => ({
+  SATANG_KAFKA_BROKERS: l.brokers.join(','),
+  SATANG_KAFKA_SSL: 'true',
+  SATANG_KAFKA_SSL_CA_FILE: l.caFile,
+  SATANG_KAFKA_SASL_MECHANISM: 'scram-sha-512',
+  SATANG_KAFKA_SASL_USERNAME: l.username,
+  SATANG_KAFKA_SASL_PASSWORD_FILE: passwordFile,
+})
+
+/** kafkajs's connection settings for the secure listener (the consumer of the tests). */
+const kafkajsSecurity = (l: SecureListener | undefined) =>
+  l === undefined
+    ? {}
+    : { ssl: { ca: [readFileSync(l.caFile, 'utf8')], rejectUnauthorized: true }, sasl: { mechanism: 'scram-sha-512' as const, username: l.username, password: readFileSync(l.passwordFile, 'utf8').trim() } }
 
 /** A broker of the test's own, started and stopped with scripts/kafka.sh (the broker-down tests). */
 export type ScriptBroker = { readonly brokers: ReadonlyArray<string>; readonly start: () => Promise<void>; readonly stop: () => Promise<void>; readonly remove: () => Promise<void> }
@@ -116,11 +164,11 @@ const headerText = (headers: IHeaders | undefined): Record<string, string> => {
 }
 
 /**
- * Reads `topic` from the beginning, as a new consumer group would, until it has every message the topic
+ * Reads `topic` from the beginning (through the secure listener when `secure` is given), as a new consumer group would, until it has every message the topic
  * holds now (its high watermarks), and returns them in each partition's order.
  */
-export const consumeTopic = async (brokers: ReadonlyArray<string>, topic: string, timeoutMs = 60_000): Promise<ReadonlyArray<ConsumedMessage>> => {
-  const kafka = new Kafka({ clientId: 'satang-test-consumer', brokers: [...brokers], logLevel: logLevel.NOTHING })
+export const consumeTopic = async (brokers: ReadonlyArray<string>, topic: string, timeoutMs = 60_000, secure?: SecureListener): Promise<ReadonlyArray<ConsumedMessage>> => {
+  const kafka = new Kafka({ clientId: 'satang-test-consumer', brokers: [...brokers], logLevel: logLevel.NOTHING, ...kafkajsSecurity(secure) })
   const admin = kafka.admin()
   await admin.connect()
   const offsets = await admin.fetchTopicOffsets(topic)

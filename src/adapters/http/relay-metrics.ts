@@ -2,7 +2,7 @@ import { Gauge, type Registry } from 'prom-client'
 import type { Relay, RelayErrorKind, RelayStatus } from '../../jobs/index.ts'
 import type { Logger } from '../../logger.ts'
 
-const ERROR_KINDS: ReadonlyArray<RelayErrorKind> = ['unreachable', 'topic', 'rejected', 'timeout', 'database', 'event_log', 'undecodable_event']
+const ERROR_KINDS: ReadonlyArray<RelayErrorKind> = ['unreachable', 'topic', 'rejected', 'timeout', 'authentication', 'tls', 'database', 'event_log', 'undecodable_event']
 
 /**
  * The relay on `/metrics` (`satang_relay_*`): lag in events and seconds (from its checkpoint, whichever

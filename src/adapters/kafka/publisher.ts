@@ -1,14 +1,33 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import kafkajs, { type Admin, type Producer, type logCreator } from 'kafkajs'
+import { Admin, compatibilityPartitioner, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
 import type { Destination, EventPublisher, PublishFailure } from '../../application/ports/event-publisher.ts'
 import type { RecordedEvent } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
-import { publishFailureOf } from './errors.ts'
+import { publishFailureOf, type SecurityDescription } from './errors.ts'
 import { toKafkaMessage, type OutgoingMessage } from './message.ts'
 
-const { Kafka, Partitioners, logLevel } = kafkajs
+/** How the publisher reaches a secured cluster: TLS and/or SASL. The PEM texts and the password are read by the caller. */
+export type KafkaSecurity = {
+  /** TLS to the brokers; undefined = PLAINTEXT. */
+  readonly tls?: {
+    /** PEM certificates to trust; undefined = the system's trust store. */
+    readonly ca?: string
+    /** Mutual TLS: the client certificate and its key (PEM). */
+    readonly cert?: string
+    readonly key?: string
+    /** False only for a broker whose certificate cannot be checked (the caller warns loudly). */
+    readonly rejectUnauthorized: boolean
+  }
+  /** SASL authentication; undefined = none. */
+  readonly sasl?: {
+    readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'
+    readonly username: string
+    /** A function, so that the password is never a field of an object that could be logged. */
+    readonly password: () => string
+  }
+}
 
 export type KafkaPublisherConfig = {
   /** Bootstrap brokers, `host:port`. */
@@ -24,31 +43,44 @@ export type KafkaPublisherConfig = {
   readonly maxRequestBytes: number
   /** How long a broker may take to acknowledge, and to accept a connection. */
   readonly timeoutMs: number
+  readonly security?: KafkaSecurity
 }
 
-// kafkajs retries a request a few times on its own (a leader moving, a connection dropping); past
-// that the publish fails and the relay retries it with its own backoff, from its checkpoint.
-const KAFKAJS_RETRY = { retries: 3, initialRetryTime: 200, maxRetryTime: 2_000 }
+// The client retries a request a few times on its own (a leader moving, a connection dropping); past
+// that the publish fails and the relay retries it with its own backoff, from its checkpoint. The
+// idempotent producer's retries of one request carry the same producer id and sequence numbers, so a
+// retried batch the broker already wrote is not written twice.
+const CLIENT_RETRIES = 3
+const CLIENT_RETRY_DELAY_MS = 250
 
-// We bound the idempotent producer's retries on purpose (above), so that a dead broker surfaces as an
-// error, and we never reuse a producer after a failed send (see `publish`): the guarantee this warning
-// is about does not apply. It is logged at debug level.
-const BOUNDED_RETRIES_WARNING = 'Limiting retries for the idempotent producer'
+const SASL_MECHANISMS = { plain: 'PLAIN', 'scram-sha-256': 'SCRAM-SHA-256', 'scram-sha-512': 'SCRAM-SHA-512' } as const
 
-/** kafkajs logs through pino, one level lower: the relay reports failures itself, in one clear line. */
-const pinoLogCreator =
-  (log: Logger): logCreator =>
-  () =>
-  ({ namespace, level, log: entry }) => {
-    const { message, ...extra } = entry
-    const fields = { kafkajs: namespace, ...extra }
-    if (level === logLevel.ERROR) log.warn(fields, message)
-    else if (level === logLevel.WARN) {
-      if (message.startsWith(BOUNDED_RETRIES_WARNING)) log.debug(fields, message)
-      else log.info(fields, message)
-    } else if (level === logLevel.INFO) log.debug(fields, message)
-    else log.trace(fields, message)
+/** What the operator's error lines say about the connection (never the password). */
+export const securityDescriptionOf = (security: KafkaSecurity | undefined): SecurityDescription => {
+  const tls = security?.tls !== undefined
+  const sasl = security?.sasl
+  return {
+    protocol: sasl === undefined ? (tls ? 'ssl' : 'plaintext') : tls ? 'sasl_ssl' : 'sasl_plaintext',
+    ...(sasl === undefined ? {} : { sasl: { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username } }),
   }
+}
+
+/** The client's connection options for `security`. */
+const connectionOptionsOf = (security: KafkaSecurity | undefined): Pick<BaseOptions, 'tls' | 'sasl'> => {
+  const out: { tls?: BaseOptions['tls']; sasl?: SASLOptions } = {}
+  const tls = security?.tls
+  if (tls !== undefined) {
+    out.tls = {
+      rejectUnauthorized: tls.rejectUnauthorized,
+      ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+      ...(tls.key === undefined ? {} : { key: tls.key }),
+    }
+  }
+  const sasl = security?.sasl
+  if (sasl !== undefined) out.sasl = { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username, password: sasl.password }
+  return out
+}
 
 /** Splits messages, in order, into requests of at most `maxBytes` each (a single larger message goes alone). */
 export const requestsOf = (messages: ReadonlyArray<OutgoingMessage>, maxBytes: number): ReadonlyArray<ReadonlyArray<OutgoingMessage>> => {
@@ -69,32 +101,39 @@ export const requestsOf = (messages: ReadonlyArray<OutgoingMessage>, maxBytes: n
 }
 
 /**
- * The relay's publisher on Kafka (kafkajs): an idempotent producer (`acks: -1`, all in-sync replicas)
- * to one topic, created with the configured partitions when absent; Java-compatible murmur2
- * partitioning of the key, so any client computes the same partition for a stream.
+ * The relay's publisher on Kafka (@platformatic/kafka): an idempotent producer (`acks: -1`, all in-sync
+ * replicas) to one topic, created with the configured partitions when absent; Java-compatible murmur2
+ * partitioning of the key, so any client computes the same partition for a stream. TLS and SASL as
+ * `config.security` says.
  */
 export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: KafkaPublisherConfig): EventPublisher => {
   const log = deps.log.child({ component: 'kafka', topic: config.topic })
   const where = `topic ${config.topic} on ${config.brokers.join(',')}`
-  const kafka = new Kafka({
+  const security = securityDescriptionOf(config.security)
+  const failure = (operation: string, e: unknown): PublishFailure => publishFailureOf(operation, where, e, security)
+  const base = {
     clientId: config.clientId,
-    brokers: [...config.brokers],
-    connectionTimeout: Math.min(config.timeoutMs, 10_000),
+    bootstrapBrokers: [...config.brokers],
+    connectTimeout: Math.min(config.timeoutMs, 10_000),
     requestTimeout: config.timeoutMs,
-    retry: KAFKAJS_RETRY,
-    logCreator: pinoLogCreator(log),
-  })
+    timeout: config.timeoutMs,
+    retries: CLIENT_RETRIES,
+    retryDelay: CLIENT_RETRY_DELAY_MS,
+    autocreateTopics: false,
+    ...connectionOptionsOf(config.security),
+  }
   let producer: Producer | undefined
   let connecting: Promise<Producer> | undefined
 
+  /** A producer with its producer id: connected, authenticated, and known to the broker. */
   const connectProducer = (): Promise<Producer> => {
     if (producer !== undefined) return Promise.resolve(producer)
     connecting ??= (async () => {
-      const p = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner, retry: KAFKAJS_RETRY, allowAutoTopicCreation: false })
+      const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL, partitioner: compatibilityPartitioner })
       try {
-        await p.connect()
+        await p.initIdempotentProducer({})
       } catch (e) {
-        await p.disconnect().catch((err: unknown) => log.debug({ err }, 'disconnecting a producer that failed to connect'))
+        await p.close(true).catch((err: unknown) => log.debug({ err: String(err) }, 'closing a producer that failed to connect'))
         throw e
       }
       producer = p
@@ -109,24 +148,23 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
   const dropProducer = async (): Promise<void> => {
     const p = producer
     producer = undefined
-    if (p !== undefined) await p.disconnect().catch((err: unknown) => log.debug({ err }, 'disconnecting a failed producer'))
+    if (p !== undefined) await p.close(true).catch((err: unknown) => log.debug({ err: String(err) }, 'closing a failed producer'))
   }
 
   const withAdmin = async <A>(use: (admin: Admin) => Promise<A>): Promise<A> => {
-    const admin = kafka.admin({ retry: KAFKAJS_RETRY })
-    await admin.connect()
+    const admin = new Admin(base)
     try {
       return await use(admin)
     } finally {
-      await admin.disconnect().catch((err: unknown) => log.debug({ err }, 'disconnecting the admin client'))
+      await admin.close().catch((err: unknown) => log.debug({ err: String(err) }, 'closing the admin client'))
     }
   }
 
   const partitionsOf = async (admin: Admin): Promise<number | undefined> => {
     const topics = await admin.listTopics()
     if (!topics.includes(config.topic)) return undefined
-    const metadata = await admin.fetchTopicMetadata({ topics: [config.topic] })
-    return metadata.topics.find((t) => t.name === config.topic)?.partitions.length
+    const metadata = await admin.metadata({ topics: [config.topic], forceUpdate: true })
+    return metadata.topics.get(config.topic)?.partitionsCount
   }
 
   const prepare = (): TE.TaskEither<PublishFailure, Destination> =>
@@ -136,20 +174,22 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
           withAdmin(async (admin): Promise<Destination> => {
             const existing = await partitionsOf(admin)
             if (existing !== undefined) return { description: where, partitions: existing, created: false }
-            // Another relay may create it at the same moment: `false` then means it exists now.
-            const created = await admin.createTopics({
-              topics: [{ topic: config.topic, numPartitions: config.partitions, replicationFactor: config.replicationFactor }],
-              waitForLeaders: true,
-              timeout: config.timeoutMs,
-            })
+            let created = true
+            try {
+              await admin.createTopics({ topics: [config.topic], partitions: config.partitions, replicas: config.replicationFactor })
+            } catch (e) {
+              // Another relay may create it at the same moment (TOPIC_ALREADY_EXISTS): then it exists now.
+              if ((await partitionsOf(admin)) === undefined) throw e
+              created = false
+            }
             const partitions = await partitionsOf(admin)
             if (partitions === undefined) throw new Error(`topic ${config.topic} is still missing after it was created`)
             if (created) log.info({ partitions, replicationFactor: config.replicationFactor }, `created topic ${config.topic}`)
             return { description: where, partitions, created }
           }),
-        (e) => publishFailureOf('preparing the topic', where, e),
+        (e) => failure('preparing the topic', e),
       ),
-      TE.tap(() => TE.tryCatch(connectProducer, (e) => publishFailureOf('connecting the producer', where, e))),
+      TE.tap(() => TE.tryCatch(connectProducer, (e) => failure('connecting the producer', e))),
     )
 
   const publish = (events: ReadonlyArray<RecordedEvent>): TE.TaskEither<PublishFailure, void> => async () => {
@@ -159,24 +199,28 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
       const p = await connectProducer()
       // One request at a time, in order: a request is sent only after the previous one is acknowledged.
       for (const request of requestsOf(messages, config.maxRequestBytes)) {
-        await p.send({
-          topic: config.topic,
-          acks: -1,
-          timeout: config.timeoutMs,
-          messages: request.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })),
-        })
+        await p.send({ acks: ProduceAcks.ALL, messages: request.map((m) => recordOf(config.topic, m)) })
       }
       return E.right(undefined)
     } catch (e) {
       await dropProducer()
-      return E.left(publishFailureOf(`publishing ${String(events.length)} events`, where, e))
+      return E.left(failure(`publishing ${String(events.length)} events`, e))
     }
   }
 
   const close = async (): Promise<void> => {
-    await connecting?.catch((err: unknown) => log.debug({ err }, 'a producer connecting at close failed'))
+    await connecting?.catch((err: unknown) => log.debug({ err: String(err) }, 'a producer connecting at close failed'))
     await dropProducer()
   }
 
   return { prepare, publish, close }
 }
+
+/** The record the client sends for a message: key, value and headers as UTF-8 bytes, the commit time as the timestamp. */
+export const recordOf = (topic: string, m: OutgoingMessage) => ({
+  topic,
+  key: Buffer.from(m.key, 'utf8'),
+  value: Buffer.from(m.value, 'utf8'),
+  headers: new Map(Object.entries(m.headers).map(([name, v]) => [Buffer.from(name, 'utf8'), Buffer.from(v, 'utf8')] as const)),
+  timestamp: BigInt(m.timestamp),
+})

@@ -6,11 +6,13 @@ import type { RecordedEvent } from './event-store.ts'
  * - `unreachable`: no broker answered (down, wrong address, network);
  * - `topic`: the destination is missing and could not be created, or is not usable;
  * - `rejected`: a broker refused the messages (too large, not authorised, invalid);
- * - `timeout`: a broker did not acknowledge in time (the messages may or may not have been written).
+ * - `timeout`: a broker did not acknowledge in time (the messages may or may not have been written);
+ * - `authentication`: a broker refused the credentials (SASL mechanism, user, password);
+ * - `tls`: the TLS handshake failed (the broker's certificate is not trusted, or names another host).
  */
-export type PublishFailureKind = 'unreachable' | 'topic' | 'rejected' | 'timeout'
+export type PublishFailureKind = 'unreachable' | 'topic' | 'rejected' | 'timeout' | 'authentication' | 'tls'
 
-/** An operational failure of the publisher, with `retriable` and `cause` as kafkajs reports them. */
+/** An operational failure of the publisher, with `retriable` and `cause` as the Kafka client reports them. */
 export type PublishFailure = {
   readonly _tag: 'PublishFailure'
   readonly kind: PublishFailureKind

@@ -3,7 +3,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { publishFailureOf } from '../../../src/adapters/kafka/errors.ts'
 import { toKafkaMessage, type OutgoingMessage } from '../../../src/adapters/kafka/message.ts'
-import { requestsOf } from '../../../src/adapters/kafka/publisher.ts'
+import { compatibilityPartitioner } from '@platformatic/kafka'
+import kafkajs from 'kafkajs'
+import { recordOf, requestsOf } from '../../../src/adapters/kafka/publisher.ts'
 import { Position, type RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { decodeConfig } from '../../../src/config.ts'
 import { asCloudEventsMessage } from './schema-validator.ts'
@@ -84,17 +86,67 @@ describe('requestsOf (produce requests under the size limit, in order)', () => {
   })
 })
 
-describe('publishFailureOf (kafkajs errors, for the operator)', () => {
-  const retriesExceeded = (cause: Error): Error => Object.assign(new Error(cause.message), { name: 'KafkaJSNumberOfRetriesExceeded', retriable: false, cause })
-  it('a refused connection: unreachable, retriable, naming where', () => {
-    const f = publishFailureOf('publishing 3 events', 'topic t on 127.0.0.1:9', retriesExceeded(Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:9'), { name: 'KafkaJSConnectionError', retriable: true })))
-    expect(f).toMatchObject({ kind: 'unreachable', retriable: true, message: 'publishing 3 events (topic t on 127.0.0.1:9): no broker answered: Connection error: connect ECONNREFUSED 127.0.0.1:9' })
+describe('the record sent (@platformatic/kafka): the same bytes and partition as before', () => {
+  it('key, value and headers as UTF-8 bytes of the message, the commit time as the timestamp', () => {
+    const m = toKafkaMessage(anEvent(), '/satang')
+    const r = recordOf('t', m)
+    expect({ topic: r.topic, key: r.key.toString('utf8'), value: r.value.toString('utf8'), timestamp: r.timestamp }).toEqual({ topic: 't', key: m.key, value: m.value, timestamp: 1767236400125n })
+    expect(Object.fromEntries([...r.headers].map(([k, v]) => [k.toString('utf8'), v.toString('utf8')]))).toEqual(m.headers)
+    expect(r.value.toString('utf8')).toContain('ข้าว')
   })
+
+  it('the partition of a key is the Java client’s (murmur2, positive, modulo), as kafkajs computed it', () => {
+    const kafkajsPartition = kafkajs.Partitioners.DefaultPartitioner()
+    for (const partitions of [1, 3, 6, 7, 64]) {
+      const partitionMetadata = Array.from({ length: partitions }, (_, i) => ({ partitionId: i, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }))
+      for (let i = 0; i < 2_000; i++) {
+        const key = `order-140000000000000001-ORD-${String(i)}-ข้าว`
+        const ours = compatibilityPartitioner({ topic: 't', key: Buffer.from(key) }, Buffer.from(key)) % partitions
+        expect(ours, key).toBe(kafkajsPartition({ topic: 't', partitionMetadata, message: { key, value: null } }))
+      }
+    }
+  })
+})
+
+describe('publishFailureOf (@platformatic/kafka errors, for the operator)', () => {
+  // The shapes the client builds: an aggregate per operation, a network error per connection, the cause at the bottom.
+  const aggregate = (message: string, ...errors: Error[]): Error => Object.assign(new AggregateError(errors, message), { code: 'PLT_KFK_MULTIPLE' })
+  const connection = (broker: string, cause: Error): Error => Object.assign(new Error(`Connection to ${broker} failed.`), { name: 'NetworkError', code: 'PLT_KFK_NETWORK', canRetry: true, cause })
+  const protocol = (apiId: string, serverErrorMessage: string | null, canRetry: boolean): Error => Object.assign(new Error(`broker says ${apiId}`), { name: 'ProtocolError', code: 'PLT_KFK_PROTOCOL', apiId, serverErrorMessage, canRetry })
+  const scram = { protocol: 'sasl_ssl', sasl: { mechanism: 'SCRAM-SHA-512', username: 'satang' } }
+
+  it('a refused connection: unreachable, retriable, naming where', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })
+    const f = publishFailureOf('publishing 3 events', 'topic t on 127.0.0.1:9', aggregate('Producing messages failed.', aggregate('Cannot connect to any broker.', connection('127.0.0.1:9', refused))))
+    expect(f).toMatchObject({ kind: 'unreachable', retriable: true, message: 'publishing 3 events (topic t on 127.0.0.1:9; broker 127.0.0.1:9): no broker answered: connect ECONNREFUSED 127.0.0.1:9 (ECONNREFUSED)' })
+  })
+
   it('protocol errors by the broker: a missing topic, a message too large, a timeout', () => {
-    const protocol = (type: string, retriable: boolean): Error => Object.assign(new Error(`broker says ${type}`), { name: 'KafkaJSProtocolError', type, retriable })
-    expect(publishFailureOf('x', 'y', retriesExceeded(protocol('UNKNOWN_TOPIC_OR_PARTITION', true)))).toMatchObject({ kind: 'topic', retriable: true })
-    expect(publishFailureOf('x', 'y', protocol('MESSAGE_TOO_LARGE', false))).toMatchObject({ kind: 'rejected', retriable: false, message: 'x (y): the broker refused the messages: broker says MESSAGE_TOO_LARGE (MESSAGE_TOO_LARGE)' })
-    expect(publishFailureOf('x', 'y', Object.assign(new Error('Request Produce timed out'), { name: 'KafkaJSRequestTimeoutError', retriable: true }))).toMatchObject({ kind: 'timeout' })
+    expect(publishFailureOf('x', 'y', aggregate('Producing messages failed.', protocol('UNKNOWN_TOPIC_OR_PARTITION', null, true)))).toMatchObject({ kind: 'topic', retriable: true })
+    expect(publishFailureOf('x', 'y', protocol('MESSAGE_TOO_LARGE', null, false))).toMatchObject({ kind: 'rejected', retriable: false, message: 'x (y): the broker refused the messages: broker says MESSAGE_TOO_LARGE (MESSAGE_TOO_LARGE)' })
+    expect(publishFailureOf('x', 'y', Object.assign(new Error('Request timed out after 3000 milliseconds.'), { name: 'TimeoutError', code: 'PLT_KFK_TIMEOUT' }))).toMatchObject({ kind: 'timeout', retriable: true })
+  })
+
+  it('refused credentials: authentication, naming mechanism, user and broker, with the broker’s words', () => {
+    const sasl = Object.assign(new Error('SASL authentication failed.'), {
+      name: 'AuthenticationError',
+      code: 'PLT_KFK_AUTHENTICATION',
+      cause: aggregate('Received response with error while executing API SaslAuthenticate(v2)', protocol('SASL_AUTHENTICATION_FAILED', 'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512', false)),
+    })
+    const f = publishFailureOf('preparing the topic', 'topic t on 127.0.0.1:19302', aggregate('Listing topics failed.', connection('127.0.0.1:19302', sasl)), scram)
+    expect(f.kind).toBe('authentication')
+    expect(f.retriable).toBe(true)
+    expect(f.message).toBe(
+      'preparing the topic (topic t on 127.0.0.1:19302, SASL_SSL; broker 127.0.0.1:19302): the broker refused the credentials: SASL SCRAM-SHA-512, user "satang" (check SATANG_KAFKA_SASL_USERNAME, the password in SATANG_KAFKA_SASL_PASSWORD_FILE, and the mechanism the listener accepts): Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 (SASL_AUTHENTICATION_FAILED)',
+    )
+  })
+
+  it('a broker certificate the CA did not sign: tls; the cause is a plain summary, not the client’s objects', () => {
+    const tls = Object.assign(new Error('self-signed certificate in certificate chain'), { code: 'SELF_SIGNED_CERT_IN_CHAIN', secret: 'not-to-be-logged' })
+    const f = publishFailureOf('preparing the topic', 'topic t on k:9093', aggregate('Listing topics failed.', connection('k:9093', tls)), { protocol: 'ssl' })
+    expect(f).toMatchObject({ kind: 'tls', message: expect.stringContaining("(topic t on k:9093, SSL; broker k:9093): the TLS handshake failed: the broker's certificate is not trusted") })
+    expect(f.cause).toBeInstanceOf(Error)
+    expect(JSON.stringify(f.cause) + String((f.cause as Error).message)).not.toContain('not-to-be-logged')
   })
 })
 
