@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BOM, csvText, neutraliseCell, trialBalanceCsv } from '../../../src/adapters/report/csv.ts'
 import { COLUMN_DICTIONARY, csvTables } from '../../../src/domain/reconciliation/report/csv.ts'
@@ -42,5 +44,13 @@ describe('csvText', () => {
       expect(COLUMN_DICTIONARY[c]?.human, c).toBeTruthy()
       expect(COLUMN_DICTIONARY[c]?.meaning, c).toBeTruthy()
     }
+  })
+})
+
+describe('docs/finance.md "CSV columns"', () => {
+  it('lists every column with its readable header', () => {
+    const docs = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'finance.md'), 'utf8')
+    const section = docs.slice(docs.indexOf('### CSV columns'), docs.indexOf('### Read models'))
+    for (const [column, doc] of Object.entries(COLUMN_DICTIONARY)) expect(section, column).toContain(`| \`${column}\` | ${doc.human} |`)
   })
 })

@@ -69,6 +69,8 @@ export const CHARTS_JS = `(function () {
       series: series
     };
     var chart = new uPlot(opts, data, target);
+    var xs = spec.xs;
+    if (xs.length > 0 && xs[xs.length - 1] - xs[0] < DAY) chart.setScale('x', { min: xs[0] - DAY / 2, max: xs[xs.length - 1] + DAY / 2 });
     charts.push(chart);
     el.setAttribute('data-rendered', 'true');
   }
