@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path'
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
 import { refusalText, writeFileNoFollow, type WriteRefused } from '../adapters/os/safe-write.ts'
-import { csvText } from '../adapters/report/csv.ts'
+import { csvText, type CsvOptions } from '../adapters/report/csv.ts'
 import { filedReportRefusal, MANIFEST, SIGNATURE, UNSIGNED_MANIFEST_FORMAT, writeReportDir, writeReportFiles, verifyReportDir, type ManifestSigner, type Verified, type VerifyProblem } from '../adapters/report/manifest.ts'
 import { reportHtml } from '../adapters/report/reconciliation-html.ts'
 import { parseAsOf, type AsOf } from '../application/as-of.ts'
@@ -28,7 +28,7 @@ import { EXIT, UsageError } from './io.ts'
 import { scopeOf } from './reconcile.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
 
-type Options = { date?: string; from?: string; to?: string; json?: boolean; csv?: string; html?: string; out?: string; asOf?: string; force?: boolean }
+type Options = { date?: string; from?: string; to?: string; json?: boolean; csv?: string; html?: string; out?: string; asOf?: string; force?: boolean; excel?: boolean; header?: string }
 
 const HELP_AFTER = `
 The reconciliation of a Bangkok business day (default yesterday) or a range, for finance: the verdict of
@@ -49,7 +49,9 @@ Files are written without following symbolic links (a link at a file's name, as 
 folder is refused, exit 2) through a temporary file renamed into place. A folder that holds a filed
 report (a manifest.json) is never written into unless --force, which replaces it. In CSV, a text cell
 that starts with =, +, -, @, a tab or CR gets a leading ' so that no spreadsheet reads it as a formula;
-amounts and counts stay numbers.
+amounts and counts stay numbers. CSV is UTF-8 without a byte order mark by default; --excel starts each
+file with one (Excel then reads Thai text right); --header human writes readable headers ("Payments
+matched (THB)") instead of the column names. Each UTC time column has its Bangkok time beside it.
 
 --as-of INSTANT|POSITION builds the report from the log as it stood then (an ISO-8601 instant with its
 offset, e.g. 2026-11-20T17:00:00+07:00, or a log position such as a manifest's log_position): the read
@@ -78,11 +80,11 @@ anchor key to check its signature with.`
 const READ_MODELS = [ordersProjection, ledgerProjection, refundsProjection, subscriptionsProjection, reconciliationProjection]
 
 /** Every file of `--out`, by name. */
-export const reportFiles = (r: ReconciliationReport): ReadonlyArray<{ readonly name: string; readonly content: string }> => [
+export const reportFiles = (r: ReconciliationReport, csv: CsvOptions = {}): ReadonlyArray<{ readonly name: string; readonly content: string }> => [
   { name: 'report.json', content: `${JSON.stringify(reportJson(r), null, 2)}\n` },
   { name: 'report.txt', content: reportText(r) },
   { name: 'report.html', content: reportHtml(r) },
-  ...csvTables(r).map((t) => ({ name: t.file, content: csvText(t) })),
+  ...csvTables(r).map((t) => ({ name: t.file, content: csvText(t, csv) })),
 ]
 
 /** A write satang refused: exit 2, naming the path and the rule. */
@@ -123,11 +125,16 @@ export const addReconciliationReport = (report: Command, setExitCode: (code: num
     .option('--html <file>', 'write one self-contained HTML page with a chart to FILE')
     .option('--out <dir>', 'write every format and manifest.json (SHA-256 of each file, the runs and log positions) into DIR')
     .option('--as-of <instant|position>', 'the report as the log stood at an instant (with its offset) or a log position')
+    .option('--excel', 'CSV files start with the UTF-8 byte order mark, for Excel (default: none)')
+    .option('--header <machine|human>', 'CSV header row: column names (machine, default) or readable headers (human)')
     .option('--force', 'replace a filed report: write into a folder that holds a manifest.json (symbolic links are refused all the same)')
     .addHelpText('after', HELP_AFTER)
     .action(async (opts: Options) => {
       const formats = [opts.json === true ? '--json' : null, opts.csv === undefined ? null : '--csv', opts.html === undefined ? null : '--html', opts.out === undefined ? null : '--out'].filter((f) => f !== null)
       if (formats.length > 1) throw new UsageError(`${formats.join(' and ')} exclude each other: choose one (--out writes every format)`)
+      if (opts.header !== undefined && opts.header !== 'machine' && opts.header !== 'human') throw new UsageError(`--header ${JSON.stringify(opts.header)}: must be machine or human`)
+      if ((opts.excel === true || opts.header !== undefined) && opts.csv === undefined && opts.out === undefined) throw new UsageError('--excel and --header shape CSV files: give --csv DIR or --out DIR')
+      const csvOptions: CsvOptions = { bom: opts.excel === true, header: opts.header === 'human' ? 'human' : 'machine' }
       const scope = scopeOf(opts, new Date())
       const days = daysBetween(scope.from, scope.to)
       if (E.isLeft(days)) throw new UsageError(`--from ${scope.from} --to ${scope.to}: ${days.left}`)
@@ -147,7 +154,7 @@ export const addReconciliationReport = (report: Command, setExitCode: (code: num
         const agrees = ledgerDifference(r.ledger) === 0n
         if (opts.json === true) process.stdout.write(`${JSON.stringify(reportJson(r), null, 2)}\n`)
         else if (opts.csv !== undefined) {
-          const written = await writeReportFiles(opts.csv, csvTables(r).map((t) => ({ name: t.file, content: csvText(t) })), force)
+          const written = await writeReportFiles(opts.csv, csvTables(r).map((t) => ({ name: t.file, content: csvText(t, csvOptions) })), force)
           if (E.isLeft(written)) throw refused(written.left)
           process.stdout.write(`satang: wrote ${csvTables(r).map((t) => join(opts.csv ?? '', t.file)).join(', ')}\n`)
         } else if (opts.html !== undefined) {
@@ -158,7 +165,7 @@ export const addReconciliationReport = (report: Command, setExitCode: (code: num
           process.stdout.write(`satang: wrote ${opts.html}\n`)
         } else if (opts.out !== undefined && signer !== undefined) {
           const json = reportJson(r)
-          const written = await writeReportDir(opts.out, reportFiles(r), {
+          const written = await writeReportDir(opts.out, reportFiles(r, csvOptions), {
             report: 'reconciliation',
             merchant_id: r.merchantId,
             from: r.from,

@@ -12,7 +12,7 @@ import { ledgerExists, readLedgerPeriods, readTrialBalance } from '../projection
 import { EXIT, UsageError } from './io.ts'
 import { addReconciliationReport, addReportVerify } from './report-reconciliation.ts'
 
-type LedgerReportOptions = { date?: string; currency?: string; channel?: string; json?: boolean; csv?: boolean; asOf?: string }
+type LedgerReportOptions = { date?: string; currency?: string; channel?: string; json?: boolean; csv?: boolean; asOf?: string; excel?: boolean; header?: string }
 
 const HELP_AFTER = `
 Prints the trial balance of the double-entry ledger (read model "ledger", view trial_balance): one
@@ -48,10 +48,14 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
     .option('--channel <channel>', 'only this channel, e.g. svc.thaiqr.pay, subscription or unknown')
     .option('--json', 'print JSON: the body GET /v1/ledger/balances answers')
     .option('--csv', `print CSV with a header row: ${TRIAL_BALANCE_CSV_COLUMNS.join(',')}`)
+    .option('--excel', 'with --csv: start with the UTF-8 byte order mark, for Excel (default: none)')
+    .option('--header <machine|human>', 'with --csv: column names (machine, default) or readable headers (human)')
     .option('--as-of <instant|position>', 'the trial balance as the event log stood at an instant (ISO-8601 with its offset) or a global log position')
     .addHelpText('after', HELP_AFTER)
     .action(async (opts: LedgerReportOptions) => {
       if (opts.json === true && opts.csv === true) throw new UsageError('--json and --csv exclude each other: choose one')
+      if (opts.header !== undefined && opts.header !== 'machine' && opts.header !== 'human') throw new UsageError(`--header ${JSON.stringify(opts.header)}: must be machine or human`)
+      if ((opts.excel === true || opts.header !== undefined) && opts.csv !== true) throw new UsageError('--excel and --header shape the CSV: give --csv')
       const scope = balanceScopeOf({
         ...(opts.date === undefined ? {} : { date: opts.date }),
         ...(opts.currency === undefined ? {} : { currency: opts.currency }),
@@ -89,7 +93,7 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
         }
         const periods = await readLedgerPeriods({ pool: db.pool, schema: READ_MODEL_SCHEMA })
         if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...trialBalanceJson(rows, scope.right), periods: ledgerPeriodsJson(periods), ...(asOfLog === null ? {} : { as_of_log: asOfLog }) }, null, 2)}\n`)
-        else if (opts.csv === true) process.stdout.write(trialBalanceCsv(rows))
+        else if (opts.csv === true) process.stdout.write(trialBalanceCsv(rows, { bom: opts.excel === true, header: opts.header === 'human' ? 'human' : 'machine' }))
         else process.stdout.write(`${asOfLog === null ? '' : `As the event log stood at ${asOfLog.requested} (up to position ${asOfLog.position ?? 'none: the log was empty'})\n`}${trialBalanceText(rows, scope.right)}\n${ledgerPeriodsText(periods)}`)
         const balanced = isBalancedTotals(currencyTotals(rows))
         if (!balanced) process.stderr.write('satang: the trial balance is NOT balanced (debits ≠ credits): report this as a defect\n')

@@ -100,7 +100,7 @@ const expectSafeCsv = (text: string, numeric: (column: string) => boolean): void
     }
   }
 }
-const isDaysNumber = (c: string): boolean => !['day', 'verdict', 'run_id', 'reconciled_at'].includes(c)
+const isDaysNumber = (c: string): boolean => !['day', 'verdict', 'run_id', 'reconciled_at', 'reconciled_at_bangkok'].includes(c)
 const isBreaksNumber = (c: string): boolean => ['amount_at_stake_satang', 'amount_at_stake', 'age_days'].includes(c)
 const isHealedNumber = (c: string): boolean => ['amount_satang', 'amount'].includes(c)
 

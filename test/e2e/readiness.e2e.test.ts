@@ -233,8 +233,8 @@ describe.skipIf(kafkaSkip !== undefined)('/readyz of the relay role and the cons
     let row = ''
     await eventually('the console lag table shows the relay publishing', async () => {
       const page = await (await fetch(`${base}/console`, { headers: { cookie } })).text()
-      row = new RegExp(`<tr data-relay-topic="${topic.replaceAll('.', '\\.')}">(.*?)</tr>`).exec(page)?.[1] ?? ''
-      return row.includes('<td>publishing</td>')
+      row = new RegExp(`<tr>(<th[^>]*>Kafka relay \\(${topic.replaceAll('.', '\\.')}\\)</th>.*?)</tr>`).exec(page)?.[1] ?? ''
+      return row.includes('>publishing</td>')
     }, 60_000)
     expect(row).toContain(`Kafka relay (${topic})`)
     expect(row).not.toContain('not configured')

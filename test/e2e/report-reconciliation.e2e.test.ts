@@ -63,6 +63,10 @@ describe('satang report reconciliation', () => {
     expect(day).toMatchObject({ day: s.today, verdict: 'breaks', breaks: { count: 1, amount_satang: 10000, amount: '100.00' }, at_stake_satang: 2000 })
     // three payments and the refund
     expect((day?.['matched'] as Json)['count']).toBe(4)
+    // apart (issue 27): the refund is never added to the payments
+    expect(((day?.['payments'] as Json)['matched'] as Json)).toMatchObject({ count: 3, amount_satang: 36000 })
+    expect(((day?.['refunds'] as Json)['matched'] as Json)).toMatchObject({ count: 1, amount_satang: 4000 })
+    expect(text.stdout).toMatch(/PAYMENTS MATCHED\s+REFUNDS MATCHED/)
     expect((day?.['by_class'] as Json)['amount_mismatch']).toEqual({ count: 1, amount_satang: 10000, amount: '100.00', at_stake_satang: 2000, at_stake: '20.00' })
     // 250 + 10 + 100 + 100 paid, 40 refunded: the ledger's receivable and the items agree.
     expect(json['ledger']).toMatchObject({ gateway_receivable_satang: 42000, expected: { paid_orders_satang: 46000, refunds_satang: 4000, total_satang: 42000 }, difference_satang: 0, agrees: true })
@@ -83,7 +87,7 @@ describe('satang report reconciliation', () => {
     expect(csv.code, csv.stderr).toBe(0)
     expect(readdirSync(dir).sort()).toEqual(['breaks.csv', 'days.csv', 'healed.csv'])
     const days = readFileSync(join(dir, 'days.csv'), 'utf8').trim().split('\n')
-    expect(days[0]).toMatch(/^day,verdict,run_id,reconciled_at,matched_count,matched_satang,matched,/)
+    expect(days[0]).toMatch(/^day,verdict,run_id,reconciled_at,reconciled_at_bangkok,matched_count,matched_satang,matched,/)
     expect(days).toHaveLength(s.seededDays.length + 2)
     expect(readFileSync(join(dir, 'breaks.csv'), 'utf8')).toContain('"seeded stale_pending <b>not bold</b>"'.replaceAll('"', ''))
   })

@@ -98,7 +98,8 @@ const seededRun = (runId: string, day: string, startedAt: Date, items: ReadonlyA
   ]
 }
 
-export const startFinanceScenario = async (label: string, settings: Readonly<Record<string, string>> = {}): Promise<FinanceScenario> => {
+/** `mismatch`: the order AMT-1's amount and the amount the gateway is then forced to hold (default 100 and 120.00). */
+export const startFinanceScenario = async (label: string, settings: Readonly<Record<string, string>> = {}, options: { readonly mismatch?: { readonly amount: string; readonly gatewayAmount: string } } = {}): Promise<FinanceScenario> => {
   const t = await startSatangWithSandbox(label, settings)
   const pool = new Pool({ connectionString: t.databaseUrl, max: 3 })
   // An idle client is told when the test database is dropped (57P01); any other error fails stop().
@@ -125,9 +126,9 @@ export const startFinanceScenario = async (label: string, settings: Readonly<Rec
   expect((await t.api('POST', '/v1/refunds', { merchant_refund_id: 'REF-1', merchant_order_id: 'REF-ORD-1' })).status).toBe(201)
   expect((await control(t.sandbox, 'POST', '/refunds', { order_id: refunded, merchant_refund_id: 'REF-1', refund_amount: '40.00' })).status).toBe(201)
   await t.sandbox.notifier.idle()
-  const mismatch = await checkout('AMT-1', '100')
+  const mismatch = await checkout('AMT-1', options.mismatch?.amount ?? '100')
   await pay(mismatch)
-  expect((await control(t.sandbox, 'POST', `/orders/${mismatch}/force`, { order_amount: '120.00' })).status).toBe(200)
+  expect((await control(t.sandbox, 'POST', `/orders/${mismatch}/force`, { order_amount: options.mismatch?.gatewayAmount ?? '120.00' })).status).toBe(200)
 
   // Against the committed head (not the readable events alone: an older transaction may hide later ones).
   const caughtUp = async (): Promise<void> => {

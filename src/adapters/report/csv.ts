@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync'
+import { humanHeader } from '../../domain/reconciliation/report/csv.ts'
 import { TRIAL_BALANCE_CSV_COLUMNS, TRIAL_BALANCE_CSV_NUMERIC, trialBalanceCsvRecords, type BalanceRow } from '../../domain/ledger/report.ts'
 
 /*
@@ -7,7 +8,12 @@ import { TRIAL_BALANCE_CSV_COLUMNS, TRIAL_BALANCE_CSV_NUMERIC, trialBalanceCsvRe
  * order id such as `-1-1` would show as -2, `=HYPERLINK(…)` as a link. A text cell that starts with
  * `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'` (the spreadsheet convention for
  * "this is text"); a cell of a numeric column that is a plain decimal number (`-100`, `-1.00`) is left
- * alone, so amounts and counts stay numbers.
+ * alone, so amounts and counts stay numbers. As OWASP's CSV injection advice has it, a neutralised cell is
+ * also enclosed in double quotes (its own quotes doubled), so no reader splits it or drops the `'`.
+ *
+ * Options: `bom` (`--excel`) starts the text with the UTF-8 byte order mark, so Excel reads Thai text as
+ * UTF-8 (without it, Excel assumes the machine's code page); `header: 'human'` writes readable headers
+ * (`Payments matched (THB)`) instead of the column names (`payments_matched`).
  */
 
 const FORMULA_START = /^[=+\-@\t\r]/
@@ -23,12 +29,27 @@ export type CsvSheet = {
   readonly rows: ReadonlyArray<ReadonlyArray<string>>
 }
 
-/** The sheet as CSV with a header row, every text cell neutralised. */
-export const csvText = (sheet: CsvSheet): string => {
-  const numeric = sheet.columns.map((c) => sheet.numeric.includes(c))
-  const rows = sheet.rows.map((row) => row.map((cell, i) => (numeric[i] === true && PLAIN_NUMBER.test(cell) ? cell : neutraliseCell(cell))))
-  return stringify(rows, { header: true, columns: sheet.columns.map(neutraliseCell) })
+export type CsvOptions = {
+  /** Start with the UTF-8 byte order mark (for Excel). Default: no mark. */
+  readonly bom?: boolean
+  /** `machine` (default): the column names; `human`: readable headers. */
+  readonly header?: 'machine' | 'human'
 }
 
+export const BOM = '\uFEFF'
+
+/** The sheet as CSV with a header row, every text cell neutralised. */
+export const csvText = (sheet: CsvSheet, options: CsvOptions = {}): string => {
+  const numeric = sheet.columns.map((c) => sheet.numeric.includes(c))
+  const rows = sheet.rows.map((row) => row.map((cell, i) => (numeric[i] === true && PLAIN_NUMBER.test(cell) ? cell : neutraliseCell(cell))))
+  const header = options.header === 'human' ? sheet.columns.map(humanHeader) : sheet.columns
+  const text = stringify(rows, { header: true, columns: header.map(neutraliseCell), quoted_match: NEUTRALISED })
+  return options.bom === true ? `${BOM}${text}` : text
+}
+
+/** A cell `neutraliseCell` prefixed: always written in double quotes. */
+const NEUTRALISED = /^'[=+\-@\t\r]/
+
 /** The trial balance as CSV (`satang report ledger --csv` and the console's ledger.csv). */
-export const trialBalanceCsv = (rows: ReadonlyArray<BalanceRow>): string => csvText({ columns: TRIAL_BALANCE_CSV_COLUMNS, numeric: TRIAL_BALANCE_CSV_NUMERIC, rows: trialBalanceCsvRecords(rows) })
+export const trialBalanceCsv = (rows: ReadonlyArray<BalanceRow>, options: CsvOptions = {}): string =>
+  csvText({ columns: TRIAL_BALANCE_CSV_COLUMNS, numeric: TRIAL_BALANCE_CSV_NUMERIC, rows: trialBalanceCsvRecords(rows) }, options)

@@ -159,7 +159,7 @@ export type BreakFilters = {
 }
 
 /** Breaks of the merchant, filtered, the oldest first sighting first. `status: open` is new or persisting. */
-export const readBreaks = async (rm: ReadModels, merchantId: string, f: BreakFilters, page: { readonly limit: number; readonly after: PageCursor | null }): Promise<Page> => {
+export const readBreaks = async (rm: Pick<ReadModels, 'schema'> & { readonly pool: Queryable }, merchantId: string, f: BreakFilters, page: { readonly limit: number; readonly after: PageCursor | null }): Promise<Page> => {
   const params: unknown[] = [merchantId]
   const where: string[] = ['b.merchant_id = $1']
   const add = (sql: (p: string) => string, value: unknown): void => {
@@ -187,7 +187,7 @@ export const readBreaks = async (rm: ReadModels, merchantId: string, f: BreakFil
   return { items: items.map(breakJson), next: rows.length > page.limit && last !== undefined ? { at: iso(last['first_seen_at']) ?? '', id: String(last['break_id']) } : null }
 }
 
-export const readBreak = async (rm: ReadModels, merchantId: string, breakId: string): Promise<JsonObject | null> => {
+export const readBreak = async (rm: Pick<ReadModels, 'schema'> & { readonly pool: Queryable }, merchantId: string, breakId: string): Promise<JsonObject | null> => {
   const { rows } = await rm.pool.query<Row>(`select *, ${AGE_BUCKET} from (select ${BREAK_COLUMNS} from ${qualified(rm.schema, BREAKS_TABLE)} b where b.merchant_id = $1 and b.break_id = $2) x`, [merchantId, breakId])
   const row = rows[0]
   return row === undefined ? null : breakJson(row)

@@ -5,7 +5,7 @@ import { decodeDomainEvent } from '../../domain/events/registry.ts'
 import { endOfBangkokDay } from '../../domain/ledger/report.ts'
 import { ageBucketOf, ageDays } from '../../domain/reconciliation/ageing.ts'
 import { isRunEvent, type CheckedItem } from '../../domain/reconciliation/events/index.ts'
-import { dayFigures, type LedgerCheck, type ReconciliationReport, type ReportBreak, type ReportDay, type ReportHealed } from '../../domain/reconciliation/report/model.ts'
+import { dayFigures, type DayFigures, type LedgerCheck, type ReconciliationReport, type ReportBreak, type ReportDay, type ReportHealed } from '../../domain/reconciliation/report/model.ts'
 import { checkedItems, evolveRunState, initialRunState, type RunState } from '../../domain/reconciliation/run.ts'
 import { Verdict } from '../../domain/reconciliation/verdict.ts'
 import { atOrBefore, type ReadModelsAt } from '../as-of.ts'
@@ -197,4 +197,19 @@ export const readReconciliationReport = async (rm: ReadModelsAt, store: EventSto
     ledger,
     sources: { runs: sourceRuns, checkpoints, logPosition: request.asOf.position ?? head.right ?? null },
   }
+}
+
+/**
+ * One Bangkok day's figures (payments and refunds apart), from the items of the run that covered it
+ * (the console's headline); null when no run covered the day. `upTo`: the log position read up to.
+ */
+export const readDayFigures = async (rm: ReadModelsAt, store: EventStore, merchantId: string, day: string, upTo: Position | null): Promise<DayFigures | null> => {
+  const { rows } = await rm.db.query<Row>(
+    `select d.run_id, r.stream_name from ${qualified(rm.schema, DAYS_TABLE)} d join ${qualified(rm.schema, RUNS_TABLE)} r on r.run_id = d.run_id where d.merchant_id = $1 and d.day = $2::date`,
+    [merchantId, day],
+  )
+  const row = rows[0]
+  if (row === undefined) return null
+  const { items } = await runItems(store, req(row['stream_name'], 'stream_name'), upTo)
+  return dayFigures(items.filter((i) => i.day === day))
 }

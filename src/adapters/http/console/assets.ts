@@ -48,19 +48,29 @@ export const CHARTS_JS = `(function () {
     var width = Math.max(280, Math.min(960, (target.clientWidth || el.clientWidth || 600)));
     var series = [{}];
     var data = [spec.xs];
+    var few = spec.xs.length <= 62;
     spec.series.forEach(function (s) {
-      series.push({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 8, fill: s.color, stroke: s.color } });
+      series.push({ label: s.label, stroke: s.color, width: 2, points: { show: few, size: 8, fill: s.color, stroke: s.color } });
       data.push(s.values);
     });
+    // One day (or none): uPlot would stretch a zero-width range over years; show that day with half a day either side.
+    var DAY = 86400;
+    function xRange(u, min, max) {
+      if (min == null || max == null) return [0, DAY];
+      if (max - min < DAY) return [min - DAY / 2, max + DAY / 2];
+      return [min, max];
+    }
     var opts = {
       width: width,
       height: 240,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Asia/Bangkok'); },
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: xRange } },
       axes: [{}, { label: spec.yLabel, size: 70 }],
       series: series
     };
     var chart = new uPlot(opts, data, target);
+    var xs = spec.xs;
+    if (xs.length > 0 && xs[xs.length - 1] - xs[0] < DAY) chart.setScale('x', { min: xs[0] - DAY / 2, max: xs[xs.length - 1] + DAY / 2 });
     charts.push(chart);
     el.setAttribute('data-rendered', 'true');
   }

@@ -15,10 +15,14 @@ import { readBreak, readBreaks } from '../../../projections/reconciliation/reads
 import { queryOf } from '../query-params.ts'
 import { breaksRequestOf, encodePageCursor } from '../reconciliation-routes.ts'
 import type { ConsoleContext } from './deps.ts'
-import { observationAnchor } from './item.ts'
+import { asOfForm, observationAnchor, requestAsOf } from './item.ts'
+import { withReadModelsAsOf } from '../../../projections/as-of.ts'
+import { reconciliationProjection } from '../../../projections/reconciliation/projection.ts'
 import { formField, formSession, pageSession } from './guard.ts'
 import { html, type Html } from './html.ts'
-import { baht, bothTimes, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
+import { alignedFields, breakSentence, guidanceOf, type AlignedField } from '../../../domain/reconciliation/report/explain.ts'
+import { bahtText } from '../../../domain/reconciliation/report/people.ts'
+import { bangkokTime, bothTimes, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
 import type { ConsoleSession } from './session.ts'
 
 /*
@@ -44,14 +48,22 @@ const int = (o: JsonObject, k: string): number => {
 
 const shown = (v: Json | undefined): string => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v))
 
-/** Both views, key by key. */
-const viewsTable = (satang: JsonObject, gateway: JsonObject): Html => {
-  const keys = [...new Set([...Object.keys(satang), ...Object.keys(gateway)])].sort()
-  return html`<div class="scroll"><table class="views-table"><thead><tr><th>Field</th><th>satang</th><th>gateway</th><th></th></tr></thead><tbody>${keys.map((k) => {
-    const a = shown(satang[k])
-    const b = shown(gateway[k])
-    return html`<tr><td>${k}</td><td>${a}</td><td>${b}</td><td>${a === b ? '' : html`<b>differs</b>`}</td></tr>`
-  })}</tbody></table></div>`
+/** Both views aligned by meaning: the differing fields first, highlighted (and said in words); money in baht, times in Bangkok. */
+const alignedTable = (fields: ReadonlyArray<AlignedField>): Html => {
+  const value = (f: AlignedField, v: string | null): Html => {
+    if (v === null) return html`<span class="muted">—</span>`
+    if (f.kind === 'money') return html`<span class="money">${bahtText(BigInt(v))}</span>`
+    if (f.kind === 'time') {
+      const d = new Date(v)
+      return Number.isNaN(d.getTime()) ? html`${v}` : bangkokTime(d)
+    }
+    return html`${v}`
+  }
+  const cls = (f: AlignedField): string => (f.kind === 'money' ? 'num money' : '')
+  return html`<table class="stack aligned"><caption>satang and the gateway, field by field</caption><thead><tr><th scope="col">Field</th><th scope="col">satang recorded</th><th scope="col">the gateway says</th></tr></thead><tbody>${fields.map(
+    (f) =>
+      html`<tr${f.differs ? html` class="differs" data-differs="true"` : ''} data-field="${f.label}"><th scope="row" data-label="Field">${f.label}</th><td class="${cls(f)}" data-label="satang recorded">${value(f, f.satang)}</td><td class="${cls(f)}" data-label="the gateway says">${value(f, f.gateway)}</td></tr>`,
+  )}</tbody></table>`
 }
 
 /** Where the item's page is. */
@@ -83,14 +95,24 @@ export const breakCard = (b: JsonObject, session: ConsoleSession, detailLink: bo
   const status = str(b, 'status') ?? ''
   const open = status === 'new' || status === 'persisting'
   const observation = str(evidence, 'observationKey')
-  return html`<article class="break" data-break-id="${id}" data-class="${str(b, 'class') ?? ''}" data-status="${status}">
-<h3>${detailLink ? html`<a href="${CONSOLE}/breaks/${encodeURIComponent(id)}">${str(b, 'class')}</a>` : str(b, 'class')} · <span class="status">${status}</span> · ${str(item, 'kind')} ${href === null ? str(item, 'id') : html`<a href="${href}">${str(item, 'id')}</a>`}</h3>
-<p>Business day ${str(b, 'day')} · at stake <b>${baht(int(b, 'amount_at_stake_satang'))}</b> THB · age ${int(b, 'age_days')} d (${str(b, 'age_bucket')}) · seen ${int(b, 'times_seen')}×</p>
-<p>${str(b, 'detail')}</p>
-<div class="views"><div><b>satang</b><pre>${JSON.stringify(obj(b, 'satang_view'), null, 2)}</pre></div><div><b>gateway</b><pre>${JSON.stringify(obj(b, 'gateway_view'), null, 2)}</pre></div></div>
-<details><summary>Field by field</summary>${viewsTable(obj(b, 'satang_view'), obj(b, 'gateway_view'))}</details>
-<p class="muted">Evidence: trace id ${str(evidence, 'traceId') ?? '—'}${observation === null ? '' : html`; observation ${href === null ? observation : html`<a href="${href}#${observationAnchor(observation)}">${observation}</a>`}`}${href === null ? '' : html` — <a href="${href}#timeline">the item's events</a>`}; first seen ${str(b, 'first_seen_at')} (run ${str(b, 'first_seen_run_id')}), last seen ${str(b, 'last_seen_at')} (run ${str(b, 'last_seen_run_id')})${
-    str(b, 'acknowledged_at') === null ? '' : html`; acknowledged by ${str(b, 'acknowledged_by')}: “${str(b, 'acknowledgement_reason')}”`
+  const cls = str(b, 'class') ?? ''
+  const atStake = BigInt(int(b, 'amount_at_stake_satang'))
+  const fields = alignedFields(str(item, 'kind') ?? '', obj(b, 'satang_view'), obj(b, 'gateway_view'))
+  const guidance = guidanceOf(cls)
+  const when = (k: string): Html => {
+    const v = str(b, k)
+    return v === null ? html`—` : bangkokTime(new Date(v))
+  }
+  return html`<article class="break" data-break-id="${id}" data-class="${cls}" data-status="${status}">
+<h3>${detailLink ? html`<a href="${CONSOLE}/breaks/${encodeURIComponent(id)}">${cls}</a>` : cls} · <span class="status">${status}</span> · ${str(item, 'kind')} ${href === null ? str(item, 'id') : html`<a href="${href}">${str(item, 'id')}</a>`}</h3>
+<p class="sentence">${breakSentence(fields, atStake, str(b, 'detail') ?? '')}</p>
+<p>Business day ${str(b, 'day')} (Bangkok) · at stake <b class="money">${bahtText(atStake)}</b> · age ${int(b, 'age_days')} d (${str(b, 'age_bucket')}) · seen ${int(b, 'times_seen')}×</p>
+${alignedTable(fields)}
+${guidance === null ? '' : html`<div class="guidance"><p><b>What it means:</b> ${guidance.meaning}.</p><p><b>What to do:</b> ${guidance.action}.</p></div>`}
+<p class="muted">The run said: ${str(b, 'detail')}</p>
+<details class="raw"><summary>Both views as recorded (JSON)</summary><div class="views"><div><b>satang</b><pre>${JSON.stringify(obj(b, 'satang_view'), null, 2)}</pre></div><div><b>gateway</b><pre>${JSON.stringify(obj(b, 'gateway_view'), null, 2)}</pre></div></div></details>
+<p class="muted">Evidence: trace id ${str(evidence, 'traceId') ?? '—'}${observation === null ? '' : html`; observation ${href === null ? observation : html`<a href="${href}#${observationAnchor(observation)}">${observation}</a>`}`}${href === null ? '' : html` — <a href="${href}#timeline">the item's events</a>`}; first seen ${when('first_seen_at')} (run ${str(b, 'first_seen_run_id')}), last seen ${when('last_seen_at')} (run ${str(b, 'last_seen_run_id')})${
+    str(b, 'acknowledged_at') === null ? '' : html`; acknowledged by ${str(b, 'acknowledged_by')} at ${when('acknowledged_at')}: “${str(b, 'acknowledgement_reason')}”`
   }${str(b, 'resolution') === null ? '' : html`; resolved (${str(b, 'resolution')})`}</p>
 ${open ? ackForm(b, session) : ''}
 </article>`
@@ -106,28 +128,40 @@ const q = (request: FastifyRequest): Readonly<Record<string, string>> => {
 }
 
 const eventLine = (e: AuditEntry | AuditUndecodable): Html =>
-  'undecodable' in e ? html`<li>revision ${e.stream_revision}: undecodable (${e.undecodable})</li>` : html`<li data-type="${e.type}"><b>${e.type}</b> · ${e.source} · actor ${shown(e.metadata['actor'])}<br>${bothTimes(new Date(e.recorded_at))}<pre>${JSON.stringify(e.data, null, 2)}</pre></li>`
+  'undecodable' in e
+    ? html`<li>revision ${e.stream_revision}: undecodable (${e.undecodable})</li>`
+    : html`<li data-type="${e.type}"><b>${e.type}</b> · ${e.source} · actor ${shown(e.metadata['actor'])}${typeof e.data['reason'] === 'string' ? html` · reason “${e.data['reason']}”` : ''}<br>${bothTimes(new Date(e.recorded_at))}<details><summary>the event (JSON)</summary><pre>${JSON.stringify(e.data, null, 2)}</pre></details></li>`
 
 export const registerBreaks = (app: FastifyInstance, c: ConsoleContext): void => {
   app.get(`${CONSOLE}/breaks`, async (request, reply) => {
     const session = pageSession(c.sessions, request, reply, 'read', c.now())
     if (session === undefined) return reply
     const query = q(request)
+    const at = await requestAsOf(c, request, reply, session)
+    if (at === undefined) return reply
+    const asOfValue = at.requested ? query['as_of'] : undefined
     const status = query['status'] === 'all' ? undefined : (query['status'] ?? 'open')
-    const req = breaksRequestOf({ ...query, limit: String(PAGE), ...(status === undefined ? { status: undefined } : { status }) })
+    const { as_of: _asOf, ...filterQuery } = query
+    const req = breaksRequestOf({ ...filterQuery, limit: String(PAGE), ...(status === undefined ? { status: undefined } : { status }) })
     const filters = (cls: string | null) => html`<form class="filters" method="get" action="${CONSOLE}/breaks">
 <label>Class ${select('class', BREAK_CLASSES, cls, 'any class')}</label>
 <label>Status ${select('status', ['open', ...BREAK_STATUSES, 'all'], query['status'] ?? 'open', 'open')}</label>
 <label>At least (days old)<input name="min_age_days" inputmode="numeric" size="4" value="${query['min_age_days'] ?? ''}"></label>
 <label>Business day<input name="date" type="date" value="${query['date'] ?? ''}"></label>
-<button>Filter</button></form>`
+${asOfValue === undefined ? '' : html`<input type="hidden" name="as_of" value="${asOfValue}">`}<button>Filter</button></form>`
     if (E.isLeft(req)) {
       return sendPage(reply, 400, layout({ title: 'Breaks', session, body: html`<h1>Breaks</h1>${filters(null)}<ul class="error">${req.left.map((v) => html`<li>${v.path}: ${v.rule}</li>`)}</ul>` }))
     }
-    const page = await readBreaks(c.readModels, c.merchantId, req.right.filters, req.right.page)
+    const filtersOk = req.right
+    // As of a past moment: the reconciliation read model rebuilt from the log up to it (rolled back after).
+    const page = at.requested
+      ? await withReadModelsAsOf({ store: c.store, pool: c.readModels.pool }, [reconciliationProjection], at.asOf.position, (past) => readBreaks({ pool: past.db, schema: past.schema }, c.merchantId, filtersOk.filters, filtersOk.page))
+      : await readBreaks(c.readModels, c.merchantId, req.right.filters, req.right.page)
     const next = page.next === null ? null : `${CONSOLE}/breaks${queryString({ ...query, cursor: encodePageCursor(page.next) })}`
     const body = html`<h1>Breaks</h1>
 ${filters(req.right.filters.class)}
+${asOfForm(`${CONSOLE}/breaks`, asOfValue)}
+${at.requested ? html`<p class="muted" id="as-of">As of ${at.asOf.requested}: the breaks as the log up to position ${at.asOf.position ?? '(empty)'} left them (${bangkokTime(at.asOf.instant)}); ages are counted to now.</p>` : ''}
 <p class="muted">Oldest first sighting first; ${PAGE} per page.</p>
 <div id="breaks">${page.items.length === 0 ? html`<p>No break matches.</p>` : page.items.map((b) => breakCard(b, session, true))}</div>
 ${next === null ? '' : html`<p><a href="${next}" rel="next">Next page →</a></p>`}`

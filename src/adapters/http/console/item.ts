@@ -14,8 +14,10 @@ import { breaksOfItem, postingsOf, refundStreamsOf, type ItemKind } from '../../
 import type { ConsoleContext } from './deps.ts'
 import { pageSession } from './guard.ts'
 import { html, type Html } from './html.ts'
-import { baht, bothTimes, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
+import { bangkokTime, baht, bothTimes, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
 import type { ConsoleSession } from './session.ts'
+import { stateSummary } from './state-summary.ts'
+import { stackTable } from './table.ts'
 
 /*
  * One order, refund or subscription: its state (now, or as of an instant or log position), the
@@ -56,7 +58,8 @@ ${bothTimes(new Date(x.recorded_at))}<br><span class="muted">${e.stream} #${x.st
 const shown = (v: Json): string => (typeof v === 'string' ? v : JSON.stringify(v))
 
 const stateTable = (view: JsonObject): Html =>
-  html`<div class="scroll"><table id="state"><tbody>${Object.entries(view).map(([k, v]) => html`<tr><th>${k}</th><td>${typeof v === 'object' && v !== null ? html`<pre>${JSON.stringify(v, null, 2)}</pre>` : shown(v)}</td></tr>`)}</tbody></table></div>`
+  html`<dl class="summary" id="state">${stateSummary(view).map((l) => html`<dt>${l.label}</dt><dd${l.money ? html` class="money"` : ''}>${l.value}</dd>`)}</dl>
+<details class="raw"><summary>The state as the API answers it (JSON)</summary><pre>${JSON.stringify(view, null, 2)}</pre></details>`
 
 const idOf = (request: FastifyRequest): string => (t.UnknownRecord.is(request.params) && typeof request.params['id'] === 'string' ? request.params['id'] : '')
 
@@ -128,7 +131,7 @@ export const registerItemPages = (app: FastifyInstance, c: ConsoleContext): void
       const self = `${CONSOLE}/${path}/${encodeURIComponent(id)}`
       const body = html`<h1>${title}</h1>
 ${asOfForm(self, asOfText(request))}
-<p class="muted">${at.requested ? html`As of ${asOf.requested}: the log up to position ${asOf.position ?? '(empty)'} (${asOf.instant.toISOString()}).` : html`Now: the log up to position ${asOf.position ?? '(empty)'}.`}</p>
+<p class="muted">${at.requested ? html`As of ${asOf.requested}: the log up to position ${asOf.position ?? '(empty)'} (${bangkokTime(asOf.instant)}).` : html`Now: the log up to position ${asOf.position ?? '(empty)'}.`}</p>
 <h2>State</h2>
 ${state._tag === 'Ok' ? stateTable(state.body) : state._tag === 'NotFound' ? html`<p>No such ${kind}${at.requested ? ' at that moment' : ''}.</p>` : html`<p class="error">${'message' in state ? state.message : 'could not be read'}</p>`}
 <h2 id="timeline">Timeline</h2>
@@ -137,17 +140,21 @@ ${canAudit ? (timeline.length === 0 ? html`<p>No events.</p>` : html`<ol class="
 ${
   postings.length === 0
     ? html`<p>None.</p>`
-    : html`<div class="scroll"><table id="postings"><thead><tr><th>Posted</th><th>Kind</th><th>Account</th><th>Channel</th><th class="num">Debit</th><th class="num">Credit</th><th>Event</th></tr></thead><tbody>${postings.map(
-        (p) => html`<tr><td>${bothTimes(p.postedAt)}</td><td>${p.kind}</td><td>${p.account}</td><td>${p.channel}</td><td class="num">${baht(p.debit)}</td><td class="num">${baht(p.credit)}</td><td>${canAudit ? html`<a href="#event-${p.eventId}">${p.eventId.slice(0, 8)}</a>` : p.eventId.slice(0, 8)}</td></tr>`,
-      )}</tbody></table></div>`
+    : stackTable({
+        id: 'postings',
+        columns: [{ label: 'Posted' }, { label: 'Kind' }, { label: 'Account' }, { label: 'Channel' }, { label: 'Debit', money: true }, { label: 'Credit', money: true }, { label: 'Event' }],
+        rows: postings.map((p) => [bangkokTime(p.postedAt), p.kind, p.account, p.channel, baht(p.debit), baht(p.credit), canAudit ? html`<a href="#event-${p.eventId}">${p.eventId.slice(0, 8)}</a>` : p.eventId.slice(0, 8)]),
+      })
 }
 <h2>Breaks</h2>
 ${
   breaks.length === 0
     ? html`<p>None.</p>`
-    : html`<div class="scroll"><table id="item-breaks"><thead><tr><th>Break</th><th>Class</th><th>Status</th><th>Day</th><th class="num">At stake</th><th>Detail</th></tr></thead><tbody>${breaks.map(
-        (b) => html`<tr><td><a href="${CONSOLE}/breaks/${encodeURIComponent(b.breakId)}">${b.breakId.slice(0, 8)}</a></td><td>${b.class}</td><td>${b.status}</td><td>${b.day}</td><td class="num">${baht(b.atStake)}</td><td>${b.detail}</td></tr>`,
-      )}</tbody></table></div>`
+    : stackTable({
+        id: 'item-breaks',
+        columns: [{ label: 'Break' }, { label: 'Class' }, { label: 'Status' }, { label: 'Day' }, { label: 'At stake', money: true }, { label: 'Detail' }],
+        rows: breaks.map((b) => [html`<a href="${CONSOLE}/breaks/${encodeURIComponent(b.breakId)}">${b.breakId.slice(0, 8)}</a>`, b.class, b.status, b.day, baht(b.atStake), b.detail]),
+      })
 }
 <p class="muted">Streams: ${streams.join(', ')}. <a href="${CONSOLE}/breaks${queryString({ status: 'all' })}">All breaks</a></p>`
       return sendPage(reply, 200, layout({ title, session, body }))

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { formatBangkokDateTime } from '../../../domain/bangkok-time.ts'
-import { formatAmount } from '../../../domain/money.ts'
+import { bahtText, bangkokText, utcText } from '../../../domain/reconciliation/report/people.ts'
 import { documentText, html, type Html } from './html.ts'
 import type { ConsoleSession } from './session.ts'
 
@@ -55,11 +54,15 @@ export const sendPage = (reply: FastifyReply, status: number, page: string): Fas
 export const messagePage = (reply: FastifyReply, status: number, session: ConsoleSession | null, title: string, message: Html): FastifyReply =>
   sendPage(reply, status, layout({ title, session, body: html`<h1>${title}</h1>${message}` }))
 
-/** An instant in Bangkok wall time and in UTC, both labelled. */
+/** An instant in Bangkok wall time, labelled, with UTC in its tooltip and on a second line. */
 export const bothTimes = (d: Date | null): Html =>
-  d === null ? html`<span class="muted">—</span>` : html`<time datetime="${d.toISOString()}">${formatBangkokDateTime(d)} Bangkok</time><br><span class="muted">${d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')} UTC</span>`
+  d === null ? html`<span class="muted">—</span>` : html`<time datetime="${d.toISOString()}" title="${utcText(d)}">${bangkokText(d)}</time><br><span class="muted utc">${utcText(d)}</span>`
 
-export const baht = (satang: bigint | number): string => formatAmount(typeof satang === 'number' ? BigInt(satang) : satang)
+/** An instant in Bangkok wall time, labelled, UTC in its tooltip only (tables, sentences). */
+export const bangkokTime = (d: Date | null): Html => (d === null ? html`<span class="muted">—</span>` : html`<time datetime="${d.toISOString()}" title="${utcText(d)}">${bangkokText(d)}</time>`)
+
+/** Satang as a person reads baht: `฿1,234.56`. */
+export const baht = (satang: bigint | number): string => bahtText(typeof satang === 'number' ? BigInt(satang) : satang)
 
 /** A query string from parameters (empty values dropped), for links that keep filters. */
 export const queryString = (params: Readonly<Record<string, string | null | undefined>>): string => {

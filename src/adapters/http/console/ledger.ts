@@ -14,6 +14,7 @@ import { html } from './html.ts'
 import { asOfForm, requestAsOf } from './item.ts'
 import { baht, CONSOLE, layout, messagePage, queryString, sendPage } from './layout.ts'
 import { bangkokDaySeconds, chartBlock } from './style.ts'
+import { stackTable } from './table.ts'
 
 /* The ledger: the trial balance at the end of a Bangkok date (now, or as of an instant or log position), each account's daily balance over the 31 days before it as a chart, and the CSV. */
 
@@ -60,7 +61,7 @@ export const registerLedger = (app: FastifyInstance, c: ConsoleContext): void =>
     const chart = chartBlock(
       'balances-chart',
       {
-        title: `Daily closing balance per account, ${start} to ${end} (baht, debits minus credits)`,
+        title: `Daily closing balance per account, ${start} to ${end} (Bangkok days; THB, debits minus credits)`,
         yLabel: 'baht',
         xs: days.map(bangkokDaySeconds),
         series: accounts.map((a, i) => ({ label: a, color: COLORS[i % COLORS.length] ?? '#000', values: days.map((d) => Number(daily.find((x) => x.account === a && x.date === d)?.closing ?? 0n) / 100) })),
@@ -74,10 +75,13 @@ export const registerLedger = (app: FastifyInstance, c: ConsoleContext): void =>
 ${asOfForm(`${CONSOLE}/ledger`, asOfValue)}
 <p class="muted">${date === null ? 'Every entry' : `Entries posted up to the end of ${date} (Asia/Bangkok)`}${at.requested ? `, as the ledger stood at ${at.asOf.requested} (log position ${at.asOf.position ?? 'empty'})` : ''}. A balance is debits minus credits.</p>
 <h2>Trial balance</h2>
-<div class="scroll"><table id="trial-balance"><thead><tr><th>Account</th><th>Normal</th><th>Channel</th><th>Currency</th><th class="num">Debit</th><th class="num">Credit</th><th class="num">Balance</th></tr></thead><tbody>
-${rows.length === 0 ? html`<tr><td colspan="7">No ledger entries.</td></tr>` : rows.map((r) => html`<tr><td>${r.account}</td><td>${normalSideOf(r.account) ?? ''}</td><td>${r.channel}</td><td>${r.currency}</td><td class="num">${baht(r.debit)}</td><td class="num">${baht(r.credit)}</td><td class="num">${baht(r.debit - r.credit)}</td></tr>`)}
-${totals.map((x) => html`<tr><th>Total</th><th></th><th></th><th>${x.currency}</th><th class="num">${baht(x.debit)}</th><th class="num">${baht(x.credit)}</th><th class="num">${x.debit === x.credit ? 'balanced' : html`<span class="error">NOT balanced</span>`}</th></tr>`)}
-</tbody></table></div>
+${stackTable({
+  id: 'trial-balance',
+  columns: [{ label: 'Account' }, { label: 'Normal' }, { label: 'Channel' }, { label: 'Currency' }, { label: 'Debit', money: true }, { label: 'Credit', money: true }, { label: 'Balance', money: true }],
+  empty: 'No ledger entries.',
+  rows: rows.map((r) => [{ html: r.account, header: true }, normalSideOf(r.account) ?? '', r.channel, r.currency, baht(r.debit), baht(r.credit), baht(r.debit - r.credit)]),
+  foot: totals.map((x) => [{ html: 'Total', header: true }, '', '', x.currency, baht(x.debit), baht(x.credit), x.debit === x.credit ? 'balanced' : html`<span class="error">NOT balanced</span>`]),
+})}
 <p><a href="${csvHref}" download>Download CSV</a></p>
 <h2>Daily balances</h2>
 ${chart}`

@@ -31,7 +31,27 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .calendar .dow { font-size: .75rem; color: var(--muted); text-align: center; }
 .calendar .day { min-height: 3.6rem; border: 1px solid var(--line); border-radius: 4px; padding: 2px 3px; font-size: .75rem; overflow: hidden; }
 .calendar .day .n { font-weight: 700; }
-.calendar .day .badge { font-size: .62rem; padding: 0 .15rem; white-space: normal; overflow-wrap: anywhere; display: block; border-radius: 3px; }
+.calendar .day .badge { font-size: .62rem; padding: 0 .15rem; white-space: nowrap; display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; border-radius: 3px; }
+.calendar .day .wd { display: none; }
+td, th { overflow-wrap: anywhere; }
+td.num, th.num, .money, .badge, time { overflow-wrap: normal; }
+span.day, .money { white-space: nowrap; }
+caption { text-align: left; font-weight: 600; padding: .3rem 0; }
+.headline { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 1fr); gap: .6rem; margin-bottom: 1rem; }
+.headline .card h2 { margin: 0 0 .4rem; font-size: 1.1rem; }
+.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); gap: .3rem .8rem; margin: .3rem 0; }
+.totals div { display: flex; flex-direction: column; }
+.totals dt { font-size: .8rem; color: var(--muted); }
+.totals dd { margin: 0; font-weight: 700; font-size: 1.05rem; }
+tr.differs th, tr.differs td { background: #fff1e5; }
+tr.differs th::after { content: " (differs)"; font-weight: 600; color: #82071e; }
+.sentence { font-size: 1.05rem; font-weight: 600; }
+.guidance { border-left: 4px solid var(--accent); padding: .2rem .7rem; margin: .5rem 0; background: var(--soft); }
+.guidance p { margin: .2rem 0; }
+details > summary { cursor: pointer; color: var(--accent); }
+dl.summary { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .2rem .9rem; margin: .3rem 0; }
+dl.summary dt { color: var(--muted); }
+dl.summary dd { margin: 0; overflow-wrap: anywhere; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: .6rem; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .7rem; }
 .card .big { font-size: 1.3rem; font-weight: 700; }
@@ -50,7 +70,23 @@ button { cursor: pointer; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
   .views { grid-template-columns: 1fr; }
+  .headline { grid-template-columns: 1fr; }
   th, td { padding: .25rem .3rem; font-size: .85rem; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  table.stack, table.stack tbody, table.stack tr { display: block; width: 100%; }
+  table.stack tr { border: 1px solid var(--line); border-radius: 6px; margin: .45rem 0; padding: .15rem .45rem; }
+  table.stack td, table.stack th[scope="row"] { display: flex; justify-content: space-between; align-items: baseline; gap: .8rem; border: 0; text-align: right; background: none; padding: .15rem 0; }
+  table.stack td::before, table.stack th[scope="row"]::before { content: attr(data-label); font-weight: 600; color: var(--muted); text-align: left; flex: 0 0 auto; max-width: 45%; }
+  table.stack td[colspan] { display: block; text-align: left; }
+  table.stack td[colspan]::before { content: none; }
+  tr.differs { background: #fff1e5; }
+  .calendar { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .calendar .dow, .calendar .lead { display: none; }
+  .calendar .day { min-height: 0; font-size: .8rem; }
+  .calendar .day .wd { display: inline; }
+  .calendar .day .badge { font-size: .75rem; }
+  dl.summary { grid-template-columns: minmax(0, 1fr); }
+  dl.summary dd { margin-bottom: .3rem; }
 }
 @media print {
   header.top nav, header.top form, form, .no-print { display: none !important; }

@@ -8,8 +8,12 @@ import { ageingOf, ledgerDifference, periodVerdict, sumFigures, type DayFigures,
 
 const amounts = (satang: bigint, name = 'amount'): JsonObject => ({ [`${name}_satang`]: satangNumber(satang), [name]: formatAmount(satang) })
 
+const outcomesJson = (f: DayFigures['outcomes']): JsonObject => Object.fromEntries(ITEM_OUTCOMES.map((o) => [o === 'break' ? 'breaks' : o, { count: f[o].count, ...amounts(f[o].amount) }]))
+
 const figuresJson = (f: DayFigures): JsonObject => ({
-  ...Object.fromEntries(ITEM_OUTCOMES.map((o) => [o === 'break' ? 'breaks' : o, { count: f.outcomes[o].count, ...amounts(f.outcomes[o].amount) }])),
+  ...outcomesJson(f.outcomes),
+  payments: outcomesJson(f.payments),
+  refunds: outcomesJson(f.refunds),
   by_class: Object.fromEntries(Object.entries(f.classes).map(([k, c]) => [k, { count: c.count, ...amounts(c.amount), ...amounts(c.atStake, 'at_stake') }])),
   ...amounts(f.atStake, 'at_stake'),
 })

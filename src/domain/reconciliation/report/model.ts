@@ -18,8 +18,15 @@ export type Figure = { readonly count: number; readonly amount: bigint }
 /** Per break class: how many items, their amounts and the satang at stake. */
 export type ClassFigure = Figure & { readonly atStake: bigint }
 
+/** Items by outcome: every item, and payments (orders, subscription charges, callbacks about unknown orders) apart from refunds. */
+export type OutcomeFigures = Readonly<Record<ItemOutcome, Figure>>
+
 export type DayFigures = {
-  readonly outcomes: Readonly<Record<ItemOutcome, Figure>>
+  readonly outcomes: OutcomeFigures
+  /** Items that are not refunds (orders, subscription charges, unmatched callbacks), by outcome. */
+  readonly payments: OutcomeFigures
+  /** Refund items, by outcome: their amounts are money going back, never added to the payments'. */
+  readonly refunds: OutcomeFigures
   /** Every break class, in BREAK_CLASSES order (zeros included): breaks open at the run, and unchecked items as query_failed. */
   readonly classes: Readonly<Record<string, ClassFigure>>
   readonly atStake: bigint
@@ -109,36 +116,48 @@ export type ReconciliationReport = {
 const zero: Figure = { count: 0, amount: 0n }
 
 /** Counts and amounts of each outcome and break class among `items` (one day's, of one run). */
+const noOutcomes = (): Record<ItemOutcome, Figure> => Object.fromEntries(ITEM_OUTCOMES.map((o) => [o, zero])) as Record<ItemOutcome, Figure>
+
 export const dayFigures = (items: ReadonlyArray<CheckedItem>): DayFigures => {
-  const outcomes = Object.fromEntries(ITEM_OUTCOMES.map((o) => [o, zero])) as Record<ItemOutcome, Figure>
+  const outcomes = noOutcomes()
+  const payments = noOutcomes()
+  const refunds = noOutcomes()
   const classes: Record<string, ClassFigure> = Object.fromEntries(BREAK_CLASSES.map((c) => [c, { ...zero, atStake: 0n }]))
   let atStake = 0n
   for (const i of items) {
     const o = outcomes[i.outcome]
     outcomes[i.outcome] = { count: o.count + 1, amount: o.amount + i.amount }
+    const side = i.kind === 'refund' ? refunds : payments
+    side[i.outcome] = { count: side[i.outcome].count + 1, amount: side[i.outcome].amount + i.amount }
     if (i.outcome === 'break') atStake += i.atStake
     if (i.breakClass !== null && (i.outcome === 'break' || i.outcome === 'unchecked')) {
       const c = classes[i.breakClass] ?? { ...zero, atStake: 0n }
       classes[i.breakClass] = { count: c.count + 1, amount: c.amount + i.amount, atStake: c.atStake + i.atStake }
     }
   }
-  return { outcomes, classes, atStake }
+  return { outcomes, payments, refunds, classes, atStake }
 }
 
 /** The figures of several days added up. */
 export const sumFigures = (days: ReadonlyArray<DayFigures>): DayFigures => {
-  const outcomes = Object.fromEntries(ITEM_OUTCOMES.map((o) => [o, zero])) as Record<ItemOutcome, Figure>
+  const outcomes = noOutcomes()
+  const payments = noOutcomes()
+  const refunds = noOutcomes()
   const classes: Record<string, ClassFigure> = Object.fromEntries(BREAK_CLASSES.map((c) => [c, { ...zero, atStake: 0n }]))
   let atStake = 0n
   for (const d of days) {
-    for (const o of ITEM_OUTCOMES) outcomes[o] = { count: outcomes[o].count + d.outcomes[o].count, amount: outcomes[o].amount + d.outcomes[o].amount }
+    for (const o of ITEM_OUTCOMES) {
+      outcomes[o] = { count: outcomes[o].count + d.outcomes[o].count, amount: outcomes[o].amount + d.outcomes[o].amount }
+      payments[o] = { count: payments[o].count + d.payments[o].count, amount: payments[o].amount + d.payments[o].amount }
+      refunds[o] = { count: refunds[o].count + d.refunds[o].count, amount: refunds[o].amount + d.refunds[o].amount }
+    }
     for (const [k, v] of Object.entries(d.classes)) {
       const c = classes[k] ?? { ...zero, atStake: 0n }
       classes[k] = { count: c.count + v.count, amount: c.amount + v.amount, atStake: c.atStake + v.atStake }
     }
     atStake += d.atStake
   }
-  return { outcomes, classes, atStake }
+  return { outcomes, payments, refunds, classes, atStake }
 }
 
 const SERIOUSNESS: ReadonlyArray<Verdict | 'not_reconciled'> = ['not_reconciled', 'incomplete', 'breaks', 'reconciled_with_pending', 'reconciled']

@@ -1,4 +1,4 @@
-import { formatAmount } from '../../money.ts'
+import { bangkokLocal, bangkokText, groupedBaht as formatAmount, utcText } from './people.ts'
 import { ageingOf, ledgerDifference, periodVerdict, sumFigures, type DayFigures, type ReconciliationReport } from './model.ts'
 
 /* The report for a terminal: the verdict, a table of days, breaks by class, ageing, open breaks, healed items, the ledger check. */
@@ -32,7 +32,8 @@ const LIST_MAX = 50
 const dayRow = (label: string, verdict: string, f: DayFigures): ReadonlyArray<string> => [
   label,
   verdict,
-  fig(f.outcomes.matched.count, f.outcomes.matched.amount),
+  fig(f.payments.matched.count, f.payments.matched.amount),
+  fig(f.refunds.matched.count, f.refunds.matched.amount),
   fig(f.outcomes.healed.count, f.outcomes.healed.amount),
   fig(f.outcomes.pending.count, f.outcomes.pending.amount),
   fig(f.outcomes.unchecked.count, f.outcomes.unchecked.amount),
@@ -45,12 +46,12 @@ export const reportText = (r: ReconciliationReport): string => {
   const totals = sumFigures(r.days)
   const lines: string[] = [
     `Reconciliation report, merchant ${r.merchantId}, ${scope} (Asia/Bangkok): ${verdictText(periodVerdict(r.days))}`,
-    `as of ${r.asOf.instant.toISOString()}${r.asOf.position === null ? '' : ` (log position ${r.asOf.position})`}; amounts in baht; each figure is items / amount`,
+    `as of ${bangkokText(r.asOf.instant)} (${utcText(r.asOf.instant)})${r.asOf.position === null ? '' : ` (log position ${r.asOf.position})`}; amounts in baht (THB); each figure is items / amount; payments and refunds counted apart`,
     '',
     ...textTable(
-      ['DAY', 'VERDICT', 'MATCHED', 'HEALED', 'PENDING', 'UNCHECKED', 'BREAKS', 'AT STAKE'],
+      ['DAY', 'VERDICT', 'PAYMENTS MATCHED', 'REFUNDS MATCHED', 'HEALED', 'PENDING', 'UNCHECKED', 'BREAKS', 'AT STAKE'],
       [...r.days.map((d) => dayRow(d.day, d.verdict ?? 'not_reconciled', d)), ...(r.days.length > 1 ? [dayRow('TOTAL', periodVerdict(r.days), totals)] : [])],
-      new Set([2, 3, 4, 5, 6, 7]),
+      new Set([2, 3, 4, 5, 6, 7, 8]),
     ),
   ]
   const classes = Object.entries(totals.classes).filter(([, c]) => c.count > 0)
@@ -74,7 +75,7 @@ export const reportText = (r: ReconciliationReport): string => {
   }
   if (r.healed.length > 0) {
     lines.push('', 'Healed items')
-    lines.push(...textTable(['ITEM', 'DAY', 'FROM', 'TO', 'AMOUNT', 'RUN'], r.healed.slice(0, LIST_MAX).map((h) => [`${h.itemKind} ${h.itemId}`, h.day, h.from ?? '—', h.to, formatAmount(h.amount), h.runId]), new Set([4])))
+    lines.push(...textTable(['ITEM', 'DAY', 'FROM', 'TO', 'AMOUNT', 'HEALED AT (BANGKOK)', 'RUN'], r.healed.slice(0, LIST_MAX).map((h) => [`${h.itemKind} ${h.itemId}`, h.day, h.from ?? '—', h.to, formatAmount(h.amount), bangkokLocal(h.healedAt), h.runId]), new Set([4])))
     if (r.healed.length > LIST_MAX) lines.push(`… and ${(r.healed.length - LIST_MAX).toLocaleString('en-US')} more`)
   }
   const l = r.ledger
