@@ -178,7 +178,7 @@ describe('docs/kafka.md', () => {
     const expected = DOMAIN_EVENT_TYPES.map((t) => `${t} ${Array.from({ length: schemaVersionOf(t) }, (_, i) => `v${String(i + 1)}`).join(', ')}`)
     expect(rows).toEqual(expected)
     expect(rows).toContain('CallbackQuarantined v1, v2')
-    expect(rows).toContain('ConsoleSignInLockedOut v1')
+    expect(rows).toContain('ConsoleSignInLockedOut v1, v2')
     expect(rows.filter((r) => r.startsWith('Reconciliation')).length).toBe(8)
   })
 
