@@ -14,6 +14,19 @@ import { signInPage } from './sign-in.ts'
  * CSRF token (else 403).
  */
 
+/** Why a session may not do something: its token's scopes, or its holder's role. */
+const lacks = (session: ConsoleSession, scope: ApiScope) => {
+  const h = session.holder
+  switch (h.kind) {
+    case 'token':
+      return html`<p>The token <b>${h.name}</b> lacks the scope <code>${scope}</code> this needs.</p>`
+    case 'user':
+      return html`<p>You (<b>${h.name}</b>, role ${h.role}) lack the scope <code>${scope}</code> this needs: ask an administrator for another role.</p>`
+    case 'openid':
+      return html`<p>You (<b>${h.name}</b>, role ${h.roles.join(', ')}) lack the scope <code>${scope}</code> this needs: ask an administrator for another role.</p>`
+  }
+}
+
 /** The session of a request, as the console's onRequest hook found it (signature, expiry, not signed out). */
 export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date): ConsoleSession | undefined => sessions.current(request, now)
 
@@ -25,7 +38,7 @@ export const pageSession = (sessions: Sessions, request: FastifyRequest, reply: 
     return undefined
   }
   if (!session.scopes.includes(scope)) {
-    void messagePage(reply, 403, session, 'Not allowed', html`<p>The token <b>${session.tokenName}</b> lacks the scope <code>${scope}</code> this needs.</p>`)
+    void messagePage(reply, 403, session, 'Not allowed', lacks(session, scope))
     return undefined
   }
   return session
@@ -76,7 +89,7 @@ export const formSession = (sessions: Sessions, request: FastifyRequest, reply: 
     return undefined
   }
   if (!session.scopes.includes(scope)) {
-    void messagePage(reply, 403, session, 'Not allowed', html`<p>The token <b>${session.tokenName}</b> lacks the scope <code>${scope}</code> this needs.</p>`)
+    void messagePage(reply, 403, session, 'Not allowed', lacks(session, scope))
     return undefined
   }
   return session

@@ -5,7 +5,7 @@ import { oneOf } from '../../gateway/text-codecs.ts'
 import { SignInMethod } from './console-signed-in.ts'
 
 /** Why a sign-in of a known user was refused. */
-export const SignInFailure = oneOf('SignInFailure', ['wrong_password', 'account_disabled', 'account_locked', 'address_locked', 'no_role'] as const)
+export const SignInFailure = oneOf('SignInFailure', ['wrong_password', 'account_disabled', 'account_locked', 'no_role'] as const)
 export type SignInFailure = t.TypeOf<typeof SignInFailure>
 
 /**
