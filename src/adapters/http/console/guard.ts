@@ -4,7 +4,7 @@ import type { ApiScope } from '../api-tokens.ts'
 import { html } from './html.ts'
 import { CONSOLE, messagePage, sendPage } from './layout.ts'
 import { sameCsrf, type ConsoleSession, type Sessions } from './session.ts'
-import { signInPage } from './sign-in.ts'
+import { signInPage, type SignInOptions } from './sign-in.ts'
 
 /*
  * Who may see and do what: a page needs a session (read once per request by the console's onRequest
@@ -27,6 +27,16 @@ const lacks = (session: ConsoleSession, scope: ApiScope) => {
   }
 }
 
+const signInOptions = new WeakMap<object, SignInOptions>()
+
+/** What signing in offers, noted by the onRequest hook for a request without a session (its 401 page shows it). */
+export const noteSignInOptions = (request: FastifyRequest, options: SignInOptions): void => void signInOptions.set(request, options)
+
+const optionsOf = (request: FastifyRequest): { readonly options?: SignInOptions } => {
+  const o = signInOptions.get(request)
+  return o === undefined ? {} : { options: o }
+}
+
 /** The session of a request, as the console's onRequest hook found it (signature, expiry, not signed out). */
 export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date): ConsoleSession | undefined => sessions.current(request, now)
 
@@ -34,7 +44,7 @@ export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date
 export const pageSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
   const session = sessionOf(sessions, request, now)
   if (session === undefined) {
-    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, problem: 'Sign in to see this page.' }))
+    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, problem: 'Sign in to see this page.', ...optionsOf(request) }))
     return undefined
   }
   if (!session.scopes.includes(scope)) {
@@ -75,7 +85,7 @@ export const formField = (request: FastifyRequest, name: string): string | undef
 export const formSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
   const session = sessionOf(sessions, request, now)
   if (session === undefined) {
-    void sendPage(reply, 401, signInPage({ next: CONSOLE, problem: 'Your session has ended: sign in again.' }))
+    void sendPage(reply, 401, signInPage({ next: CONSOLE, problem: 'Your session has ended: sign in again.', ...optionsOf(request) }))
     return undefined
   }
   if (!sameSiteRequest(request)) {

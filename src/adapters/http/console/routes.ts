@@ -9,7 +9,7 @@ import { makeTokenMatcher } from '../api-tokens.ts'
 import { CHARTS_JS, chartLibrary } from './assets.ts'
 import { registerBreaks } from './breaks.ts'
 import type { ConsoleDeps } from './deps.ts'
-import { formSession, sameSiteRequest, sessionOf } from './guard.ts'
+import { formSession, noteSignInOptions, sameSiteRequest, sessionOf } from './guard.ts'
 import { html } from './html.ts'
 import { registerItemPages } from './item.ts'
 import { CONSOLE, messagePage } from './layout.ts'
@@ -34,8 +34,8 @@ export const registerConsoleRoutes =
     const c = { ...deps, sessions }
     const throttle = makeSignInThrottle()
     const openid = people?.openid ?? null
-    // API tokens sign in to the console only while no person can: no account, no provider.
-    const options = async (): Promise<SignInOptions> => ({ tokens: openid === null && !(await (people?.accounts.any() ?? Promise.resolve(false))), openid: openid !== null })
+    // API tokens sign in to the console only until the first console account exists.
+    const options = async (): Promise<SignInOptions> => ({ tokens: !(await (people?.accounts.any() ?? Promise.resolve(false))), openid: openid !== null })
     const causeOf = (request: FastifyRequest, actor: string): Cause => ({ correlationId: request.id, causationId: request.id, actor })
     const recorded = async (request: FastifyRequest, what: string, done: Promise<E.Either<unknown, void>>): Promise<boolean> => {
       const r = await done
@@ -46,7 +46,9 @@ export const registerConsoleRoutes =
       // Each request's session is read once, here (a database lookup: was it signed out?); the pages take it from there.
       scope.addHook('onRequest', async (request) => {
         if (request.url.startsWith(`${CONSOLE}/assets/`)) return
-        await sessions.authenticate(request, request.headers.cookie, deps.now())
+        const session = await sessions.authenticate(request, request.headers.cookie, deps.now())
+        // A page that answers with the sign-in form shows what signing in offers now.
+        if (session === undefined) noteSignInOptions(request, await options())
       })
       // A page that fails answers an HTML page (the API's JSON error shape would be no use to a person).
       scope.setErrorHandler(async (error, request, reply) => {
