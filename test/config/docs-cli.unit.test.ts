@@ -70,7 +70,8 @@ const problemOf = (line: string): string | undefined => {
     if (!w.startsWith('-') || /^-+$/.test(w)) continue
     const flag = w.split('=')[0] ?? w
     if (!flagsOf(target).includes(flag)) return `satang ${sub === undefined ? first : `${first} ${sub.name()}`} has no option ${flag}`
-    if (flag === '--role') {
+    // A process role (`satang up --role api`); `satang users add --role` takes a console role.
+    if (flag === '--role' && first !== 'users') {
       const role = (words[i + 1] ?? '').replace(/\\$/, '')
       if (role !== 'all' && !(ROLES as ReadonlyArray<string>).includes(role)) return `--role ${role} is not a role`
     }
