@@ -111,7 +111,7 @@ describe('console accounts and the API token', () => {
     expect(await overview.text()).toContain('Sign out (somchai)')
     expect(await signInEvents()).toContainEqual({ type: 'ConsoleSignedIn', data: expect.objectContaining({ user: 'somchai', method: 'password', roles: ['finance'], scopes: ['read', 'reconcile:write'] }) })
 
-    const breaks = await (await fetch(`${base}/console/breaks?status=open`, { headers: { cookie } })).text()
+    const breaks = await (await fetch(`${base}/console/breaks?class=amount_mismatch&status=open`, { headers: { cookie } })).text()
     const id = /data-break-id="([^"]+)"[^>]*data-status="(new|persisting)"/.exec(breaks)?.[1] ?? ''
     const csrf = /name="csrf" value="([^"]+)"/.exec(breaks)?.[1] ?? ''
     expect(id).not.toBe('')
@@ -120,7 +120,6 @@ describe('console accounts and the API token', () => {
     const trail = await (await fetch(`${base}/console/breaks/${id}`, { headers: { cookie } })).text()
     const acknowledged = /<li data-type="ReconciliationBreakAcknowledged">[\s\S]*?<\/li>/.exec(trail)?.[0] ?? ''
     expect(acknowledged).toContain('actor somchai')
-    expect(acknowledged).toContain('&quot;actor&quot;: &quot;somchai&quot;')
     const events = await s.pool.query<{ data: { actor: string }; metadata: { actor: string } }>(`select data, metadata from eventstore.events where type = 'ReconciliationBreakAcknowledged'`)
     expect(events.rows.map((r) => [r.data.actor, r.metadata.actor])).toEqual([['somchai', 'somchai']])
   }, 120_000)
