@@ -10,6 +10,7 @@ import { registerReportCommand } from './cli/report.ts'
 import { registerSandboxCommand } from './cli/sandbox.ts'
 import { registerSignatureCommands } from './cli/signature.ts'
 import { registerUpCommands } from './cli/up.ts'
+import { registerUsersCommand } from './cli/users.ts'
 
 /** Builds the `satang` command tree. Commands register themselves from `src/cli/`. */
 export const buildProgram = (setExitCode: (code: number) => void): Command => {
@@ -29,6 +30,7 @@ export const buildProgram = (setExitCode: (code: number) => void): Command => {
   registerLedgerCommand(program, setExitCode)
   registerAuditCommand(program, setExitCode)
   registerRelayCommand(program, setExitCode)
+  registerUsersCommand(program, setExitCode)
   listNestedCommands(program)
   return program
 }

@@ -219,6 +219,12 @@ const settings = {
   SATANG_API_TOKENS: { codec: ApiTokens, default: undefined, doc: 'merchant API bearer tokens: name:token:scope+scope,… or a JSON list of { name, token, scopes }; scopes payments:write, read, audit, reconcile:write; unset = one token with every scope, generated into SATANG_DATA_DIR/api-token' },
   SATANG_API_TOKENS_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding SATANG_API_TOKENS, in the same format (a Docker or Compose secret); set this or SATANG_API_TOKENS, not both' },
   SATANG_SESSION_SECRET_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding the secret that signs console sessions (one line of at least 32 characters, e.g. openssl rand -hex 32; a Docker or Compose secret), the same file for every api process of one installation; unset = SATANG_DATA_DIR/session-secret, generated when absent (mode 0600)' },
+  SATANG_OIDC_ISSUER_URL: { codec: url(['http', 'https']), default: undefined, doc: "issuer URL of the company's OpenID Connect provider, for single sign-on to the console (docs/console-users.md); http only for a provider on this machine (127.0.0.1, localhost); unset = no single sign-on" },
+  SATANG_OIDC_CLIENT_ID: { codec: nonEmpty, default: undefined, doc: "satang's client id at the OpenID Connect provider (needed with SATANG_OIDC_ISSUER_URL)" },
+  SATANG_OIDC_CLIENT_SECRET_FILE: { codec: nonEmpty, default: undefined, doc: "file holding satang's client secret at the OpenID Connect provider (one line; a Docker or Compose secret; needed with SATANG_OIDC_ISSUER_URL)" },
+  SATANG_OIDC_REDIRECT_URL: { codec: url(['http', 'https']), default: undefined, doc: "the console's callback URL registered at the provider, ending in /console/openid/callback, e.g. https://satang.example/console/openid/callback (needed with SATANG_OIDC_ISSUER_URL)" },
+  SATANG_OIDC_ROLE_CLAIM: { codec: nonEmpty, default: 'satang_roles', doc: 'the claim (of the ID token, else of the userinfo answer) whose values finance, auditor or admin are the console roles of the user signing in; a user with none of them is refused' },
+  SATANG_OIDC_SCOPES: { codec: nonEmpty, default: 'openid profile email', doc: 'the scopes asked of the OpenID Connect provider (openid is required; add the one that releases the role claim, if the provider has one)' },
   SATANG_SANDBOX_PORT: { codec: intInRange('Port', 0, 65535), default: '7070', doc: 'port of the built-in sandbox gateway (only when SATANG_GATEWAY_BASE_URL is unset)' },
   SATANG_RESOLVE_MAX_ATTEMPTS: { codec: intInRange('Attempts', 1, 100), default: '6', doc: 'payment queries that resolve an unknown create outcome right away (the rest is resolved at the next start)' },
   SATANG_RESOLVE_BASE_MS: { codec: intInRange('Milliseconds', 1, 600_000), default: '500', doc: 'first wait between those queries; it doubles each time, up to 30 s' },
@@ -315,6 +321,7 @@ export const decodeConfig = (env: Readonly<Record<string, string | undefined>>, 
   if (out['SATANG_DATABASE_OWNER_PASSWORD_FILE'] !== undefined && out['SATANG_DATABASE_OWNER_URL'] === undefined) {
     errors.push({ variable: 'SATANG_DATABASE_OWNER_PASSWORD_FILE', source: 'environment', rule: 'needs SATANG_DATABASE_OWNER_URL (the password is for its user)' })
   }
+  errors.push(...openIdProblems(out))
   if (out['SATANG_GATEWAY_BASE_URL'] !== undefined) {
     for (const needed of ['SATANG_MERCHANT_ID', 'SATANG_MERCHANT_PRIVATE_KEY_FILE', 'SATANG_GATEWAY_PUBLIC_KEY_FILE'] as const) {
       if (out[needed] === undefined) errors.push({ variable: needed, source: 'environment', rule: 'is required when SATANG_GATEWAY_BASE_URL is set' })
@@ -354,6 +361,22 @@ const kafkaSecurityErrors = (out: Readonly<Record<string, unknown>>): ReadonlyAr
     if (out['SATANG_KAFKA_SSL_REJECT_UNAUTHORIZED'] === 'false') error('SATANG_KAFKA_SSL', 'must be true when SATANG_KAFKA_SSL_REJECT_UNAUTHORIZED is set')
   }
   return errors
+}
+
+const OPENID_SETTINGS = ['SATANG_OIDC_CLIENT_ID', 'SATANG_OIDC_CLIENT_SECRET_FILE', 'SATANG_OIDC_REDIRECT_URL'] as const
+
+/** Single sign-on needs its four settings together; plain HTTP only to a provider on this machine. */
+const openIdProblems = (out: Readonly<Record<string, unknown>>): ReadonlyArray<ConfigError> => {
+  const issuer = out['SATANG_OIDC_ISSUER_URL']
+  if (typeof issuer !== 'string') return OPENID_SETTINGS.filter((n) => out[n] !== undefined).map((variable) => ({ variable, source: 'environment', rule: 'needs SATANG_OIDC_ISSUER_URL (single sign-on is off without it)' }))
+  const problems: ConfigError[] = OPENID_SETTINGS.filter((n) => out[n] === undefined).map((variable) => ({ variable, source: 'environment', rule: 'is required when SATANG_OIDC_ISSUER_URL is set' }))
+  const u = new URL(issuer)
+  if (u.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) problems.push({ variable: 'SATANG_OIDC_ISSUER_URL', source: 'environment', rule: 'must be https (http only for a provider on this machine: 127.0.0.1, localhost)' })
+  const redirect = out['SATANG_OIDC_REDIRECT_URL']
+  if (typeof redirect === 'string' && !new URL(redirect).pathname.endsWith('/console/openid/callback')) problems.push({ variable: 'SATANG_OIDC_REDIRECT_URL', source: 'environment', rule: 'must end in /console/openid/callback (the console route that takes the answer)' })
+  const scopes = out['SATANG_OIDC_SCOPES']
+  if (typeof scopes === 'string' && !scopes.split(/\s+/).includes('openid')) problems.push({ variable: 'SATANG_OIDC_SCOPES', source: 'environment', rule: 'must include openid' })
+  return problems
 }
 
 export const formatConfigErrors = (errors: ReadonlyArray<ConfigError>): string =>

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import { ApiTokens } from '../adapters/http/api-tokens.ts'
+import type { OpenIdSettings } from '../adapters/http/console/openid.ts'
 import type { Config } from '../config.ts'
 import { withKafkaSecurityFiles } from './kafka-security.ts'
 import { loadOrCreateSessionSecret, MIN_SESSION_SECRET_LENGTH, type LocalSessionSecret } from '../local-secrets.ts'
@@ -68,4 +69,23 @@ export const sessionSecretOf = async (config: Pick<Config, 'SATANG_SESSION_SECRE
   const secret = text.right.trim()
   if (secret.length < MIN_SESSION_SECRET_LENGTH) return E.left(`SATANG_SESSION_SECRET_FILE: ${JSON.stringify(path)} must hold at least ${String(MIN_SESSION_SECRET_LENGTH)} characters (for example: openssl rand -hex 32)`)
   return E.right({ secret: Buffer.from(secret, 'utf8'), path, generated: false })
+}
+
+/** The console's single sign-on settings (null when SATANG_OIDC_ISSUER_URL is unset), its client secret read from its file. */
+export const openIdSettingsOf = async (
+  config: Pick<Config, 'SATANG_OIDC_ISSUER_URL' | 'SATANG_OIDC_CLIENT_ID' | 'SATANG_OIDC_CLIENT_SECRET_FILE' | 'SATANG_OIDC_REDIRECT_URL' | 'SATANG_OIDC_ROLE_CLAIM' | 'SATANG_OIDC_SCOPES'>,
+): Promise<E.Either<string, OpenIdSettings | null>> => {
+  const issuer = config.SATANG_OIDC_ISSUER_URL
+  // decodeConfig requires the other three once the issuer is set.
+  if (issuer === undefined || config.SATANG_OIDC_CLIENT_ID === undefined || config.SATANG_OIDC_CLIENT_SECRET_FILE === undefined || config.SATANG_OIDC_REDIRECT_URL === undefined) return E.right(null)
+  const secret = await readSecret('SATANG_OIDC_CLIENT_SECRET_FILE', config.SATANG_OIDC_CLIENT_SECRET_FILE)
+  if (E.isLeft(secret)) return secret
+  return E.right({
+    issuer: new URL(issuer),
+    clientId: config.SATANG_OIDC_CLIENT_ID,
+    clientSecret: secret.right.trim(),
+    redirectUrl: new URL(config.SATANG_OIDC_REDIRECT_URL),
+    roleClaim: config.SATANG_OIDC_ROLE_CLAIM,
+    scopes: config.SATANG_OIDC_SCOPES,
+  })
 }

@@ -3,6 +3,7 @@ import type { Pool } from 'pg'
 import { addRelayHeartbeatColumn, createRelayCheckpointsTable } from '../jobs/relay/relay-checkpoint.ts'
 import type { Logger } from '../logger.ts'
 import { createConsoleSessionsEndedTable } from '../platform/postgres/console-sessions.ts'
+import { createConsoleUsersTable } from '../platform/postgres/console-users.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../platform/postgres/names.ts'
 import { makeKnex } from '../platform/postgres/pool.ts'
 import { CHECKPOINTS_TABLE, createCheckpointsTable } from './checkpoints.ts'
@@ -45,6 +46,8 @@ export const readModelMigrations = (schema: string, projections: ReadonlyArray<P
   { name: 'console_sessions_ended_v1', up: async (db) => void (await db.raw(createConsoleSessionsEndedTable(schema))) },
   // The relay's heartbeat, read by the console and satang relay --status whatever their own configuration.
   { name: 'relay_checkpoints_heartbeat_v1', up: async (db) => void (await db.raw(addRelayHeartbeatColumn(schema))) },
+  // Console accounts and their password hashes, never in the log (SQL: platform/postgres/console-users.ts).
+  { name: 'console_users_v1', up: async (db) => void (await db.raw(createConsoleUsersTable(schema))) },
 ]
 
 const ledgerV2Migration = (schema: string, projections: ReadonlyArray<Projection>): ReadonlyArray<ReadModelMigration> => {

@@ -18,7 +18,9 @@ import { makeAggregateStreamCache, type AggregateStreamCache, type StreamCacheSt
 import { asOfReads } from '../composition/as-of.ts'
 import { readModelsOf } from '../composition/database.ts'
 import { statusTables, type GatewayConnection } from '../composition/gateway.ts'
-import { sessionSecretOf } from '../composition/secret-files.ts'
+import { openIdSettingsOf, sessionSecretOf } from '../composition/secret-files.ts'
+import { makeScryptPasswords } from '../adapters/crypto/scrypt-passwords.ts'
+import { makePostgresConsoleAccounts } from '../adapters/postgres/console-accounts.ts'
 import { StartupError, dataPath } from '../composition/startup.ts'
 import type { Config } from '../config.ts'
 import { loadOrCreateToken } from '../local-secrets.ts'
@@ -131,6 +133,8 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
     const tokens = await apiTokens(config)
     const sessionSecret = await sessionSecretOf(config, dataPath(config, 'session-secret'))
     if (E.isLeft(sessionSecret)) throw new StartupError(sessionSecret.left)
+    const openid = await openIdSettingsOf(config)
+    if (E.isLeft(openid)) throw new StartupError(openid.left)
     // Known once the HTTP service listens (SATANG_HTTP_PORT may be 0); nothing is sent before that.
     const callbacks: { urls?: CallbackUrls; publicUrl?: string } = {}
     const stopping = new AbortController()
@@ -214,6 +218,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
           acknowledge,
           now: deps.now,
           relayTopic: config.SATANG_KAFKA_TOPIC,
+          people: { accounts: makePostgresConsoleAccounts(readModelsOf(db)), hasher: makeScryptPasswords(), openid: openid.right },
         }),
       ],
       checks: [],

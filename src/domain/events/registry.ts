@@ -52,6 +52,7 @@ import { ledgerPeriodClosed } from '../ledger/events/ledger-period-closed.ts'
 import { isLedgerPeriodEvent, ledgerPeriodEventNaturalKey } from '../ledger/period.ts'
 import { callbackRejected } from './common/callback-rejected.ts'
 import { consoleSignInLockedOut, consoleSignInNaturalKey } from './common/console-sign-in-locked-out.ts'
+import { consoleSignedIn, consoleSignInFailed, consoleUserAdded, consoleUserDisabled, consoleUserNaturalKey, consoleUserPasswordReset, isConsoleSessionEvent, isConsoleUserEvent } from '../console-users/events/index.ts'
 import { discrepancyObserved } from './common/discrepancy-observed.ts'
 import { notificationReceived } from './common/notification-received.ts'
 import { queryNotFound } from './common/query-not-found.ts'
@@ -99,6 +100,11 @@ export const eventDefinitions = {
   ReconciliationBreakAcknowledged: reconciliationBreakAcknowledged,
   LedgerPeriodClosed: ledgerPeriodClosed,
   ConsoleSignInLockedOut: consoleSignInLockedOut,
+  ConsoleSignedIn: consoleSignedIn,
+  ConsoleSignInFailed: consoleSignInFailed,
+  ConsoleUserAdded: consoleUserAdded,
+  ConsoleUserDisabled: consoleUserDisabled,
+  ConsoleUserPasswordReset: consoleUserPasswordReset,
 } as const
 
 type Definitions = typeof eventDefinitions
@@ -179,6 +185,7 @@ export const naturalKeyOf = (stream: string, e: DomainEvent): string => {
   if (e.type === 'RefundAmountReserved' || e.type === 'RefundLedgersOpened') return refundLedgerNaturalKey(stream, e)
   if (isLedgerPeriodEvent(e)) return ledgerPeriodEventNaturalKey(stream, e)
   if (e.type === 'ConsoleSignInLockedOut') return consoleSignInNaturalKey(stream, e)
+  if (isConsoleUserEvent(e) || isConsoleSessionEvent(e)) return consoleUserNaturalKey(stream, e)
   return subscriptionEventNaturalKey(stream, e)
 }
 
@@ -252,6 +259,12 @@ export const eventSourceOf = (e: DomainEvent): EventSource => {
     case 'LedgerPeriodClosed':
       return 'operator'
     case 'ConsoleSignInLockedOut':
+    case 'ConsoleSignedIn':
+    case 'ConsoleSignInFailed':
       return 'api_request'
+    case 'ConsoleUserAdded':
+    case 'ConsoleUserDisabled':
+    case 'ConsoleUserPasswordReset':
+      return 'operator'
   }
 }

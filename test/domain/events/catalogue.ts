@@ -1,5 +1,6 @@
 import { quarantineCallback, withDayTotals } from '../../../src/domain/events/common/callback-quarantined.ts'
 import { signInLockedOut } from '../../../src/domain/events/common/console-sign-in-locked-out.ts'
+import { signedIn, signInFailed, userAdded, userDisabled, userPasswordReset } from '../../../src/domain/console-users/events/index.ts'
 import type { DomainEvent } from '../../../src/domain/events/registry.ts'
 import { refundAmountReserved, refundLedgersOpened } from '../../../src/domain/refund/index.ts'
 import type { OrderEvent } from '../../../src/domain/order/index.ts'
@@ -143,7 +144,15 @@ export const ledgerEvents = (): ReadonlyArray<DomainEvent> => {
 }
 
 /** Console sign-ins from one address locked out for a minute after six wrong tokens. */
-export const consoleEvents = (): ReadonlyArray<DomainEvent> => [signInLockedOut({ address: '198.51.100.23', failures: 6, windowSeconds: 60, lockedAt: at(12), lockedUntil: at(13) })]
+export const consoleEvents = (): ReadonlyArray<DomainEvent> => [
+  signInLockedOut({ address: '198.51.100.23', failures: 6, windowSeconds: 60, lockedAt: at(12), lockedUntil: at(13) }),
+  signInLockedOut({ address: '198.51.100.24', user: 'somchai', lockedBy: 'account', failures: 5, windowSeconds: 900, lockedAt: at(14), lockedUntil: at(15) }),
+  userAdded('somchai', 'finance', 'cli:root', at(10)),
+  userDisabled('somchai', 'cli:root', at(16)),
+  userPasswordReset('somchai', 'cli:root', at(17)),
+  signedIn({ user: 'somchai', method: 'password', roles: ['finance'], scopes: ['read', 'reconcile:write'], address: '198.51.100.24', at: at(11) }),
+  signInFailed({ user: 'somchai', method: 'password', reason: 'wrong_password', address: '198.51.100.24', failures: 2, delayMs: 500, at: at(13) }),
+]
 
 export const allEvents = (): ReadonlyArray<DomainEvent> => [...orderEvents(), ...refundEvents(), ...subscriptionEvents(), ...reconciliationEvents(), ...trustEvents(), ...ledgerEvents(), ...consoleEvents()]
 

@@ -4,7 +4,7 @@ import type { ApiScope } from '../api-tokens.ts'
 import { html } from './html.ts'
 import { CONSOLE, messagePage, sendPage } from './layout.ts'
 import { sameCsrf, type ConsoleSession, type Sessions } from './session.ts'
-import { signInPage } from './sign-in.ts'
+import { signInPage, type SignInOptions } from './sign-in.ts'
 
 /*
  * Who may see and do what: a page needs a session (read once per request by the console's onRequest
@@ -14,6 +14,29 @@ import { signInPage } from './sign-in.ts'
  * CSRF token (else 403).
  */
 
+/** Why a session may not do something: its token's scopes, or its holder's role. */
+const lacks = (session: ConsoleSession, scope: ApiScope) => {
+  const h = session.holder
+  switch (h.kind) {
+    case 'token':
+      return html`<p>The token <b>${h.name}</b> lacks the scope <code>${scope}</code> this needs.</p>`
+    case 'user':
+      return html`<p>You (<b>${h.name}</b>, role ${h.role}) lack the scope <code>${scope}</code> this needs: ask an administrator for another role.</p>`
+    case 'openid':
+      return html`<p>You (<b>${h.name}</b>, role ${h.roles.join(', ')}) lack the scope <code>${scope}</code> this needs: ask an administrator for another role.</p>`
+  }
+}
+
+const signInOptions = new WeakMap<object, SignInOptions>()
+
+/** What signing in offers, noted by the onRequest hook for a request without a session (its 401 page shows it). */
+export const noteSignInOptions = (request: FastifyRequest, options: SignInOptions): void => void signInOptions.set(request, options)
+
+const optionsOf = (request: FastifyRequest): { readonly options?: SignInOptions } => {
+  const o = signInOptions.get(request)
+  return o === undefined ? {} : { options: o }
+}
+
 /** The session of a request, as the console's onRequest hook found it (signature, expiry, not signed out). */
 export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date): ConsoleSession | undefined => sessions.current(request, now)
 
@@ -21,11 +44,11 @@ export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date
 export const pageSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
   const session = sessionOf(sessions, request, now)
   if (session === undefined) {
-    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, problem: 'Sign in to see this page.' }))
+    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, problem: 'Sign in to see this page.', ...optionsOf(request) }))
     return undefined
   }
   if (!session.scopes.includes(scope)) {
-    void messagePage(reply, 403, session, 'Not allowed', html`<p>The token <b>${session.tokenName}</b> lacks the scope <code>${scope}</code> this needs.</p>`)
+    void messagePage(reply, 403, session, 'Not allowed', lacks(session, scope))
     return undefined
   }
   return session
@@ -62,7 +85,7 @@ export const formField = (request: FastifyRequest, name: string): string | undef
 export const formSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
   const session = sessionOf(sessions, request, now)
   if (session === undefined) {
-    void sendPage(reply, 401, signInPage({ next: CONSOLE, problem: 'Your session has ended: sign in again.' }))
+    void sendPage(reply, 401, signInPage({ next: CONSOLE, problem: 'Your session has ended: sign in again.', ...optionsOf(request) }))
     return undefined
   }
   if (!sameSiteRequest(request)) {
@@ -76,7 +99,7 @@ export const formSession = (sessions: Sessions, request: FastifyRequest, reply: 
     return undefined
   }
   if (!session.scopes.includes(scope)) {
-    void messagePage(reply, 403, session, 'Not allowed', html`<p>The token <b>${session.tokenName}</b> lacks the scope <code>${scope}</code> this needs.</p>`)
+    void messagePage(reply, 403, session, 'Not allowed', lacks(session, scope))
     return undefined
   }
   return session

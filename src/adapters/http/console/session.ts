@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
+import type { ConsoleAccounts } from '../../../application/ports/console-accounts.ts'
+import { isConsoleRole, ROLE_SCOPES, scopesOfRoles, type ConsoleRole } from '../../../domain/console-users/account.ts'
 import type { EndedSessions } from '../../../platform/postgres/console-sessions.ts'
 import type { ApiScope, ApiToken, KnownToken } from '../api-tokens.ts'
 
@@ -15,6 +17,10 @@ import type { ApiScope, ApiToken, KnownToken } from '../api-tokens.ts'
  * id is then kept in the database, which every api process asks. The cookie is HttpOnly,
  * SameSite=Strict, Path=/console (Secure over HTTPS). Each session has its CSRF token (an HMAC of its
  * id), which every form that changes something must carry.
+ * A person's session names them instead of a token: a console account (`k: "u"`; its role is read
+ * from console_users on every request, and the session is refused once the account is disabled or its
+ * password was set after the session began), or an OpenID Connect user (`k: "o"`, with the roles the
+ * provider's claim granted at sign-in, `r`).
  */
 
 export const SESSION_COOKIE = 'satang_console'
@@ -24,24 +30,37 @@ export const SESSION_SKEW_SECONDS = 60
 /** Bytes of the session secret; a configured secret must hold at least as many characters. */
 export const SESSION_SECRET_BYTES = 32
 
+/** Who a session is: an API token's holder, a console account, or a user of the OpenID Connect provider. */
+export type SessionHolder =
+  | { readonly kind: 'token'; readonly name: string }
+  | { readonly kind: 'user'; readonly name: string; readonly role: ConsoleRole }
+  | { readonly kind: 'openid'; readonly name: string; readonly roles: ReadonlyArray<ConsoleRole> }
+
 export type ConsoleSession = {
   readonly id: string
+  /** The name of whoever signed in: the token's name, or the person's (kept under this name for the pages). */
   readonly tokenName: string
+  readonly holder: SessionHolder
   readonly scopes: ReadonlyArray<ApiScope>
   readonly csrf: string
   readonly expiresAt: Date
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{24}$/
-const Payload = t.type({ n: t.string, e: t.number, s: t.string })
+const Payload = t.intersection([t.type({ n: t.string, e: t.number, s: t.string }), t.partial({ k: t.union([t.literal('u'), t.literal('o')]), r: t.array(t.string), i: t.number })])
+type Payload = t.TypeOf<typeof Payload>
 // A cookie this long is no cookie of ours: nothing longer is parsed.
-const MAX_COOKIE_LENGTH = 512
+const MAX_COOKIE_LENGTH = 768
+/** The longest name of a person a session holds (an OpenID Connect user's is cut to it). */
+export const MAX_HOLDER_NAME = 128
 
 const b64 = (b: Buffer | string): string => Buffer.from(b).toString('base64url')
 
 export type Sessions = {
   /** The cookie value of a new session for `token`. */
   readonly issue: (token: KnownToken | ApiToken, now: Date) => { readonly value: string; readonly session: ConsoleSession }
+  /** The cookie value of a new session of a person (a console account, an OpenID Connect user). */
+  readonly issueFor: (holder: Exclude<SessionHolder, { readonly kind: 'token' }>, now: Date) => { readonly value: string }
   /**
    * The session a cookie value names, when its signature holds, its expiry is neither past nor too far
    * ahead, its token is still configured, and it was not signed out (asked of the database).
@@ -63,21 +82,34 @@ const sessionKey = (secret: Buffer, tokens: ReadonlyArray<ApiToken>): Buffer => 
   return key.digest()
 }
 
-export const makeSessions = (deps: { readonly secret: Buffer; readonly tokens: ReadonlyArray<ApiToken>; readonly ended: EndedSessions }): Sessions => {
+export const makeSessions = (deps: { readonly secret: Buffer; readonly tokens: ReadonlyArray<ApiToken>; readonly ended: EndedSessions; readonly accounts?: Pick<ConsoleAccounts, 'find'> }): Sessions => {
   if (deps.secret.length < SESSION_SECRET_BYTES) throw new Error(`console: the session secret must hold at least ${String(SESSION_SECRET_BYTES)} bytes`)
   const key = sessionKey(deps.secret, deps.tokens)
   const mac = (text: string): Buffer => createHmac('sha256', key).update(text).digest()
   const byName = new Map(deps.tokens.map((tk) => [tk.name, tk]))
   const found = new WeakMap<object, ConsoleSession>()
 
+  const csrfOf = (id: string): string => b64(mac(`csrf\u0000${id}`))
   const sessionOf = (name: string, expires: number, id: string): ConsoleSession | undefined => {
     const token = byName.get(name)
     if (token === undefined) return undefined
-    return { id, tokenName: name, scopes: token.scopes, csrf: b64(mac(`csrf\u0000${id}`)), expiresAt: new Date(expires * 1000) }
+    return { id, tokenName: name, holder: { kind: 'token', name }, scopes: token.scopes, csrf: csrfOf(id), expiresAt: new Date(expires * 1000) }
   }
 
-  /** The session a cookie value states, when it is signed by this installation and within its time. */
-  const verify = (value: string, now: Date): ConsoleSession | undefined => {
+  /** A person's session from its verified payload: an account as it is now, an OpenID user as signed in. */
+  const personOf = async (p: Payload): Promise<ConsoleSession | undefined> => {
+    const base = { id: p.s, tokenName: p.n, csrf: csrfOf(p.s), expiresAt: new Date(p.e * 1000) }
+    if (p.k === 'o') {
+      const roles = (p.r ?? []).filter(isConsoleRole)
+      return roles.length === 0 ? undefined : { ...base, holder: { kind: 'openid', name: p.n, roles }, scopes: scopesOfRoles(roles) }
+    }
+    const account = await deps.accounts?.find(p.n)
+    if (account === undefined || account.disabledAt !== null || p.i === undefined || account.passwordSetAt.getTime() > p.i) return undefined
+    return { ...base, holder: { kind: 'user', name: p.n, role: account.role }, scopes: ROLE_SCOPES[account.role] }
+  }
+
+  /** The payload a cookie value states, when it is signed by this installation and within its time. */
+  const verify = (value: string, now: Date): Payload | undefined => {
     if (value.length > MAX_COOKIE_LENGTH) return undefined
     const [payload, signature, ...rest] = value.split('.')
     if (payload === undefined || signature === undefined || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(payload) || !/^[A-Za-z0-9_-]+$/.test(signature)) return undefined
@@ -94,22 +126,34 @@ export const makeSessions = (deps: { readonly secret: Buffer; readonly tokens: R
     if (E.isLeft(p) || !Number.isSafeInteger(p.right.e) || !SESSION_ID.test(p.right.s)) return undefined
     const expiresMs = p.right.e * 1000
     if (expiresMs <= now.getTime() || expiresMs > now.getTime() + (SESSION_SECONDS + SESSION_SKEW_SECONDS) * 1000) return undefined
-    return sessionOf(p.right.n, p.right.e, p.right.s)
+    return p.right
   }
 
   const read = async (value: string, now: Date): Promise<ConsoleSession | undefined> => {
-    const session = verify(value, now)
+    const p = verify(value, now)
+    if (p === undefined) return undefined
+    const session = p.k === undefined ? sessionOf(p.n, p.e, p.s) : await personOf(p)
     if (session === undefined) return undefined
     return (await deps.ended.hasEnded(session.id)) ? undefined : session
   }
 
+  const sign = (p: Payload): string => {
+    const payload = b64(JSON.stringify(p))
+    return `${payload}.${b64(mac(payload))}`
+  }
+
   return {
     issue: (token, now) => {
-      const payload = b64(JSON.stringify({ n: token.name, e: Math.floor(now.getTime() / 1000) + SESSION_SECONDS, s: b64(randomBytes(18)) }))
-      const value = `${payload}.${b64(mac(payload))}`
-      const session = verify(value, now)
+      const value = sign({ n: token.name, e: Math.floor(now.getTime() / 1000) + SESSION_SECONDS, s: b64(randomBytes(18)) })
+      const p = verify(value, now)
+      const session = p === undefined ? undefined : sessionOf(p.n, p.e, p.s)
       if (session === undefined) throw new Error('console: a session was issued for a token that is not configured')
       return { value, session }
+    },
+    issueFor: (holder, now) => {
+      const seconds = Math.floor(now.getTime() / 1000)
+      const common = { n: holder.name.slice(0, MAX_HOLDER_NAME), e: seconds + SESSION_SECONDS, s: b64(randomBytes(18)), i: now.getTime() }
+      return { value: sign(holder.kind === 'user' ? { ...common, k: 'u' } : { ...common, k: 'o', r: [...holder.roles] }) }
     },
     read,
     end: (session) => deps.ended.end(session.id, session.expiresAt),
