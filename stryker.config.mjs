@@ -17,10 +17,9 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   incrementalFile: 'test/mutation/stryker-incremental.json',
-  // Overall floor (uncovered mutants count as survivors): the target is 85; 83 is where the domain stands
-  // (docs/mutation-testing.md), so that it can only go up. Per-file floors are checked by
-  // scripts/mutation-check.ts against test/mutation/thresholds.json.
-  thresholds: { high: 90, low: 85, break: 83 },
+  // Overall floor (uncovered mutants count as survivors): the target, 85 (docs/mutation-testing.md).
+  // Per-file floors are checked by scripts/mutation-check.ts against test/mutation/thresholds.json.
+  thresholds: { high: 90, low: 85, break: 85 },
   ignorePatterns: ['reports', 'test-artifacts', 'bench/results', 'dist', 'coverage', '.satang'],
   timeoutMS: 10000,
   // The initial run of every unit test takes over 5 minutes (Stryker's default limit) when the shared machine is loaded.

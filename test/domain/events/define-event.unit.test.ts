@@ -44,8 +44,20 @@ describe('defineEvent', () => {
     expect(twice.decode(2, { title: 'b' })).toStrictEqual(E.right({ type: 'Twice', data: { title: 'b' } }))
     expect(twice.upcastStep(2, { title: 'b' })).toBeUndefined()
   })
+  it('a definition made at run time works whole: make, encode, decode, is, codecOf', () => {
+    const local = defineEvent('Local', { 1: V1, 2: V2 }, { 1: ({ name }) => ({ title: name }) })
+    expect(local.make({ title: 'a' })).toStrictEqual({ type: 'Local', data: { title: 'a' } })
+    expect(local.encode({ title: 'a' })).toStrictEqual({ type: 'Local', schemaVersion: 2, data: { title: 'a' } })
+    expect(local.decode(1, { name: 'n' })).toStrictEqual(E.right({ type: 'Local', data: { title: 'n' } }))
+    expect([local.is({ type: 'Local' }), local.is({ type: 'Other' })]).toStrictEqual([true, false])
+    expect([local.codecOf(1), local.codecOf(2), local.codecOf(3)]).toStrictEqual([V1, V2, undefined])
+    expect(local.knownVersions).toStrictEqual([1, 2])
+  })
   it('refuses a definition whose versions are not 1..N, or that lacks an upcaster, naming the event', () => {
     expect(() => defineEvent('Gap', { 1: V1, 3: V3 } as unknown as { 1: typeof V1 })).toThrow('defineEvent Gap: versions must be 1..N')
+    const V4 = t.strict({ n: t.number })
+    const loose = defineEvent as unknown as (type: string, versions: object, upcasters?: object) => unknown
+    expect(() => loose('Skipping', { 1: V1, 2: V2, 4: V4, 5: V4 }, { 1: () => ({}), 2: () => ({}), 4: () => ({}) })).toThrow('defineEvent Skipping: versions must be 1..N')
     expect(() => defineEvent('None', {} as unknown as { 1: typeof V1 })).toThrow('defineEvent None: versions must be 1..N')
     expect(() => defineEvent('Lacking', { 1: V1, 2: V2 }, {} as unknown as { 1: (d: { name: string }) => { title: string } })).toThrow('defineEvent Lacking: no upcaster from version 1')
   })
