@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,6 +9,7 @@ import { control, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM,
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
 import { freePort } from '../support/ports.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
+import { hasPromtool, promtoolFindings } from './promtool.ts'
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts'
 
 /*
@@ -23,29 +23,12 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-
 
 const skipReason = await kafkaSkipReason()
 if (skipReason !== undefined) console.info(`observability test skipped: ${skipReason}`)
-const promtool = (() => {
-  try {
-    execFileSync('promtool', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
+const promtool = hasPromtool()
 if (!promtool) console.info('promtool is not installed (apt-get install prometheus): the promtool checks are skipped')
 
 const TOKEN = `obs-token-${randomBytes(12).toString('hex')}`
 const PAYER_NAME = 'Malee Sukjai'
 const PAYER_PHONE = '0812345678'
-
-/** Runs `promtool check metrics` on a /metrics text: its findings (empty = clean). */
-export const promtoolFindings = (text: string): string => {
-  try {
-    return execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] }).trim()
-  } catch (e) {
-    const err = e as { stdout?: string; stderr?: string }
-    return `${err.stdout ?? ''}${err.stderr ?? ''}`.trim() || String(e)
-  }
-}
 
 /** The value of one sample line of a /metrics text (`name{labels}` exactly as written, or a prefix match when `labels` is a RegExp). */
 const sampleSum = (text: string, name: string, labels?: RegExp): number =>
