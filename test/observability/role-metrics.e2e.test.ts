@@ -41,7 +41,6 @@ describe.skipIf(!promtool)('promtool check metrics on every role', () => {
         SATANG_HTTP_PORT: String(port),
         SATANG_DATA_DIR: data,
         SATANG_LOG_LEVEL: 'warn',
-        SATANG_ANCHOR_KEY_FILE: join(dir, 'anchor.pem'),
         ...(broker === undefined ? {} : { SATANG_KAFKA_BROKERS: broker.brokers.join(','), SATANG_KAFKA_TOPIC: `satang.test.roles.${String(port)}` }),
       }),
     })
