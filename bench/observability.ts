@@ -53,7 +53,7 @@ export const run = async (ctx: BenchContext): Promise<ReadonlyArray<BenchResult>
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
   const figures: Record<'bare' | 'off' | 'on', Array<{ rate: number; p99: number }>> = { bare: [], off: [], on: [] }
   const measure = async (kind: 'bare' | 'off' | 'on'): Promise<void> => {
-    const tracing = kind === 'on' ? startTracing({ url: `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/v1/traces`, protocol: 'http/protobuf', serviceName: 'bench', serviceVersion: '0', sampler: 'always_on', samplerRatio: 1, resourceAttributes: {}, scheduleDelayMs: 200 }, silentLogger()) : undefined
+    const tracing = kind === 'on' ? await startTracing({ url: `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/v1/traces`, protocol: 'http/protobuf', serviceName: 'bench', serviceVersion: '0', sampler: 'always_on', samplerRatio: 1, resourceAttributes: {}, scheduleDelayMs: 200 }, silentLogger()) : undefined
     const a = app(kind !== 'bare')
     const url = await a.listen({ host: '127.0.0.1', port: 0 })
     await load(url, 200) // warm-up

@@ -122,7 +122,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     throw e
   })
   // Tracing stops last: the spans of the stop itself are sent.
-  const tracing = startProcessTracing(config, choice, pkg.version, log)
+  const tracing = await startProcessTracing(config, choice, pkg.version, log)
   const closers: Array<() => Promise<void>> = [tracing.shutdown, ...(lock === undefined ? [] : [lock.release]), db.close]
   const stop = async (): Promise<void> => {
     for (const close of closers.reverse()) await close()

@@ -19,4 +19,4 @@ export const tracingSettingsOf = (config: Config, role: string, version: string)
 })
 
 /** Starts this process's tracing (off unless an OTLP endpoint is configured). */
-export const startProcessTracing = (config: Config, role: string, version: string, log: Logger): Tracing => startTracing(tracingSettingsOf(config, role, version), log)
+export const startProcessTracing = (config: Config, role: string, version: string, log: Logger): Promise<Tracing> => startTracing(tracingSettingsOf(config, role, version), log)

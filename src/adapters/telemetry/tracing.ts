@@ -1,10 +1,4 @@
 import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
-import { resourceFromAttributes } from '@opentelemetry/resources'
-import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base'
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import type { Logger } from '../../logger.ts'
 import { EnterableContextManager } from './context.ts'
 import type { OtlpProtocol, SamplerName } from './settings.ts'
@@ -43,52 +37,17 @@ let active: Active | undefined
 /** Whether this process traces; the decorators are installed only when it does. */
 export const tracingOn = (): boolean => active !== undefined
 
-const samplerOf = (name: SamplerName, ratio: number): Sampler => {
-  switch (name) {
-    case 'always_on':
-      return new AlwaysOnSampler()
-    case 'always_off':
-      return new AlwaysOffSampler()
-    case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio)
-    case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() })
-    case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() })
-    case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) })
-    default:
-      return name satisfies never
-  }
+/** Registers the tracer of a started tracing (start-tracing.ts), or clears it on its shutdown. */
+export const setActiveTracing = (tracer: Tracer | undefined, contexts?: EnterableContextManager): void => {
+  active = tracer === undefined || contexts === undefined ? undefined : { tracer, contexts }
 }
 
-/** Starts tracing when `settings.url` is set; one tracing per process at a time. */
-export const startTracing = (settings: TracingSettings, log: Logger): Tracing => {
-  const url = settings.url
-  if (url === undefined) return { enabled: false, shutdown: async () => undefined }
+/** Starts tracing when `settings.url` is set (the SDK and exporters are loaded only then); one per process. */
+export const startTracing = async (settings: TracingSettings, log: Logger): Promise<Tracing> => {
+  if (settings.url === undefined) return { enabled: false, shutdown: async () => undefined }
   if (active !== undefined) throw new Error('tracing is already started in this process')
-  const exporter = settings.protocol === 'http/json' ? new JsonExporter({ url }) : new ProtobufExporter({ url })
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ ...settings.resourceAttributes, [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: settings.serviceVersion }),
-    sampler: samplerOf(settings.sampler, settings.samplerRatio),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: settings.scheduleDelayMs })],
-  })
-  const contexts = new EnterableContextManager()
-  context.setGlobalContextManager(contexts)
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator())
-  trace.setGlobalTracerProvider(provider)
-  active = { tracer: provider.getTracer('satang', settings.serviceVersion), contexts }
-  log.info({ endpoint: new URL(url).origin, protocol: settings.protocol, serviceName: settings.serviceName, sampler: settings.sampler }, 'OpenTelemetry tracing on')
-  return {
-    enabled: true,
-    shutdown: async () => {
-      await provider.shutdown().catch((e: unknown) => log.warn({ err: e }, 'OpenTelemetry: the last spans could not be sent'))
-      trace.disable()
-      propagation.disable()
-      context.disable()
-      active = undefined
-    },
-  }
+  const { startSdk } = await import('./start-tracing.ts')
+  return startSdk(settings, settings.url, log)
 }
 
 /** The W3C `traceparent` of the span current now, when tracing is on and a span is current. */
