@@ -4,6 +4,7 @@ import * as t from 'io-ts'
 import { ApiTokens } from './adapters/http/api-tokens.ts'
 import { canonicalizers } from './domain/gateway/canonical.ts'
 import { StatusTableCodec, type StatusTable } from './domain/gateway/statuses.ts'
+import { OTLP_PROTOCOLS, SAMPLERS } from './adapters/telemetry/settings.ts'
 
 /**
  * satang's configuration: environment variables and/or a JSON config file (`SATANG_CONFIG`), whose
@@ -168,6 +169,39 @@ const timeOfDay = new t.Type<number, string, unknown>(
   (n) => `${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`,
 )
 
+/** `OTEL_RESOURCE_ATTRIBUTES`: key=value pairs, comma-separated, values percent-encoded (the OpenTelemetry format). */
+const resourceAttributes = new t.Type<Readonly<Record<string, string>>, string, unknown>(
+  'ResourceAttributes',
+  (u): u is Readonly<Record<string, string>> => typeof u === 'object' && u !== null,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be key=value pairs separated by commas')
+    const out: Record<string, string> = {}
+    for (const pair of u.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+      const eq = pair.indexOf('=')
+      const key = eq > 0 ? pair.slice(0, eq).trim() : ''
+      if (key === '' || !/^[\x21-\x7e]+$/.test(key) || key.length > 255) return t.failure(u, c, 'must be key=value pairs separated by commas (keys of printable ASCII, at most 255 characters)')
+      try {
+        out[key] = decodeURIComponent(pair.slice(eq + 1).trim())
+      } catch {
+        return t.failure(u, c, 'must have percent-encoded values')
+      }
+    }
+    return t.success(out)
+  },
+  (r) => Object.entries(r).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(','),
+)
+
+/** A ratio from 0 to 1 (`OTEL_TRACES_SAMPLER_ARG`). */
+const ratio = new t.Type<number, string, unknown>(
+  'Ratio',
+  (u): u is number => typeof u === 'number' && u >= 0 && u <= 1,
+  (u, c) => {
+    const n = typeof u === 'string' && /^\s*(0|1|0?\.\d+|1\.0*)\s*$/.test(u) ? Number(u) : typeof u === 'number' ? u : NaN
+    return n >= 0 && n <= 1 ? t.success(n) : t.failure(u, c, 'must be a number from 0 to 1')
+  },
+  String,
+)
+
 /** Points after which `SATANG_FAULT_CRASH_AFTER` kills the process (test/fault injection only). */
 export const CRASH_POINTS = ['PaymentRequested', 'GatewayAnswer', 'ProjectionBatch', 'ReconcileBatch'] as const
 
@@ -198,6 +232,16 @@ const settings = {
   SATANG_METRICS_PORT: { codec: intInRange('Port', 0, 65535), default: undefined, doc: 'serve /metrics only on this port, bound to SATANG_METRICS_HOST, and not on SATANG_HTTP_PORT; unset = /metrics on SATANG_HTTP_PORT' },
   SATANG_METRICS_HOST: { codec: nonEmpty, default: '127.0.0.1', doc: 'address the /metrics port (SATANG_METRICS_PORT) listens on' },
   SATANG_METRICS_TOKEN_FILE: { codec: nonEmpty, default: undefined, doc: 'file holding the bearer token /metrics requires (one line: the token, or sha256:<hex> of it; generated when absent, mode 0600); unset = /metrics answers without a token' },
+  SATANG_ACCESS_LOG_HEALTH: { codec: oneOf('OnOff', ['on', 'off'] as const), default: 'off', doc: 'also write access-log lines for /livez, /readyz, /healthz and /metrics (off: one line per request of every other path)' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { codec: url(['http', 'https']), default: undefined, doc: 'OpenTelemetry: base URL of the OTLP/HTTP receiver; spans go to {base}/v1/traces. Unset (and OTEL_EXPORTER_OTLP_TRACES_ENDPOINT unset) = no tracing' },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { codec: url(['http', 'https']), default: undefined, doc: 'OpenTelemetry: full URL spans are sent to (wins over OTEL_EXPORTER_OTLP_ENDPOINT)' },
+  OTEL_EXPORTER_OTLP_PROTOCOL: { codec: oneOf('OtlpProtocol', OTLP_PROTOCOLS), default: undefined, doc: 'OpenTelemetry: OTLP encoding, http/protobuf or http/json (grpc is not supported); unset = http/protobuf' },
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: { codec: oneOf('OtlpProtocol', OTLP_PROTOCOLS), default: undefined, doc: 'OpenTelemetry: OTLP encoding of spans (wins over OTEL_EXPORTER_OTLP_PROTOCOL)' },
+  OTEL_SERVICE_NAME: { codec: nonEmpty, default: undefined, doc: 'OpenTelemetry: service.name of the spans; unset = satang-<role> (satang-api, satang-projector, satang-relay, satang-scheduler, satang-all)' },
+  OTEL_RESOURCE_ATTRIBUTES: { codec: resourceAttributes, default: undefined, doc: 'OpenTelemetry: more resource attributes, key=value,… (values percent-encoded), e.g. deployment.environment.name=prod' },
+  OTEL_TRACES_SAMPLER: { codec: oneOf('Sampler', SAMPLERS), default: 'parentbased_always_on', doc: 'OpenTelemetry: which requests are traced: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio' },
+  OTEL_TRACES_SAMPLER_ARG: { codec: ratio, default: undefined, doc: 'OpenTelemetry: the ratio (0 to 1) of the traceidratio samplers; unset = 1' },
+  OTEL_BSP_SCHEDULE_DELAY: { codec: intInRange('Milliseconds', 0, 600_000), default: '5000', doc: 'OpenTelemetry: how long finished spans wait before they are sent in one batch, in ms' },
   SATANG_CALLBACK_RATE_LIMIT: { codec: intInRange('PerMinute', 0, 1_000_000), default: '120', doc: 'callbacks per minute per source address that do not verify (bad signature, another merchant, unreadable) before /callbacks answers 429; verified callbacks are never limited; 0 = no limit' },
   SATANG_QUARANTINE_DAY_EVENTS: { codec: intInRange('Events', 0, 10_000_000), default: '500', doc: 'untrusted callbacks (signature not verified) kept in quarantine per callback kind and Bangkok day, across every process; past it (or SATANG_QUARANTINE_DAY_BYTES) they are answered the same but only counted (satang_quarantine_refused_total); callbacks whose signature verified are always kept' },
   SATANG_QUARANTINE_DAY_BYTES: { codec: intInRange('Bytes', 0, 1_073_741_824), default: '2097152', doc: 'bytes of event data kept in quarantine per callback kind and Bangkok day (same rule as SATANG_QUARANTINE_DAY_EVENTS)' },

@@ -7,6 +7,9 @@ import type { EventStore } from './application/ports/event-store.ts'
 import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { ConfigurationError, StartupError } from './composition/startup.ts'
+import { startProcessTracing } from './composition/tracing.ts'
+import { observedEventStore } from './adapters/telemetry/observed-store.ts'
+import { observedGateway } from './adapters/telemetry/observed-gateway.ts'
 import type { Config } from './config.ts'
 import { loadOrCreateToken } from './local-secrets.ts'
 import type { Logger } from './logger.ts'
@@ -159,7 +162,9 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     await lock?.release()
     throw e
   })
-  const closers: Closer[] = [...(lock === undefined ? [] : [{ what: 'the data directory lock', close: lock.release }]), { what: 'the database', close: db.close }]
+  // Tracing stops last (closers run last first): the spans of the stop itself are sent.
+  const tracing = await startProcessTracing(config, choice, pkg.version, log)
+  const closers: Closer[] = [{ what: 'tracing', close: tracing.shutdown }, ...(lock === undefined ? [] : [{ what: 'the data directory lock', close: lock.release }]), { what: 'the database', close: db.close }]
   const shutdown = (): Promise<ReadonlyArray<string>> => closeAll(closers.splice(0), Date.now() + config.SATANG_SHUTDOWN_TIMEOUT_MS)
   const stop = async (): Promise<void> => {
     const problems = await shutdown()
@@ -175,15 +180,15 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     await migrate(db, log, config)
     const warnings = before.length > 0 ? before : await checkServiceRole(db, config, log, options.allowSuperuser === true)
     if (config.SATANG_FAULT_CRASH_AFTER !== undefined) log.warn({ point: config.SATANG_FAULT_CRASH_AFTER }, 'SATANG_FAULT_CRASH_AFTER is set: this process kills itself at that point (tests only)')
-    const store = makeEventStore(config, db, log)
-    closers.push({ what: 'the event store', close: store.close })
     const metrics = makeMetricsRegistry()
+    const store = observedEventStore(makeEventStore(config, db, log), metrics)
+    closers.push({ what: 'the event store', close: store.close })
     registerProjectionMetrics(metrics, store, db, log)
     if (config.SATANG_EVENT_STORE === 'postgres') registerHorizonMetrics(metrics, db.pool, log)
     let gateway: Promise<GatewayConnection> | undefined
     const connect = (): Promise<GatewayConnection> => {
       if (gateway === undefined) {
-        const connecting = connectGateway(config, log, command)
+        const connecting = connectGateway(config, log, command).then((c) => ({ ...c, client: observedGateway(c.client, metrics) }))
         gateway = connecting
         closers.push({ what: 'the gateway', close: async () => (await connecting.catch(() => undefined))?.close() })
       }
@@ -203,6 +208,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
       bodyLimit: config.SATANG_HTTP_BODY_LIMIT,
       maxFieldLength: config.SATANG_HTTP_MAX_FIELD_LENGTH,
       metricsHere: config.SATANG_METRICS_PORT === undefined,
+      accessLogHealth: config.SATANG_ACCESS_LOG_HEALTH === 'on',
       ...(metricsToken === undefined ? {} : { metricsToken: metricsToken.matcher }),
       checks: [
         {

@@ -69,6 +69,8 @@ export type ProjectorDeps = {
   readonly crashHook?: ProjectorCrashHook
   /** Called after each projection's committed batch (metrics). */
   readonly onApplied?: (projection: string, events: number, ms: number) => void
+  /** Runs each projection's batch (tracing: a span around it, linked to the requests of its events). */
+  readonly aroundBatch?: <T>(projection: string, items: ReadonlyArray<BatchItem>, apply: () => Promise<T>) => Promise<T>
 }
 
 export type Projector = {
@@ -274,7 +276,8 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
           continue
         }
         batches += 1
-        const outcome = await applyToProjection(deps, config, projection, items, floor, batches)
+        const apply = (): ReturnType<typeof applyToProjection> => applyToProjection(deps, config, projection, items, floor, batches)
+        const outcome = await (deps.aroundBatch === undefined ? apply() : deps.aroundBatch(projection.name, items, apply))
         if (outcome === 'failed') {
           shared.leave(projection.name)
           return

@@ -9,6 +9,8 @@ import { registerLedgerRoutes } from '../adapters/http/ledger-routes.ts'
 import { registerReconciliationMetrics } from '../adapters/http/reconciliation-metrics.ts'
 import { registerReconciliationRoutes } from '../adapters/http/reconciliation-routes.ts'
 import { registerV1Routes } from '../adapters/http/v1-routes.ts'
+import { scrapedCounter } from '../adapters/http/scraped-counter.ts'
+import { tracedRecording } from '../adapters/telemetry/traced-recording.ts'
 import { makePostgresStreamLocks } from '../adapters/postgres/job-lock.ts'
 import type { CallbackUrls, Cause, CrashPoint, RecordingDeps } from '../application/deps.ts'
 import type { UseCaseResult } from '../application/results.ts'
@@ -67,21 +69,19 @@ const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     throw e
   })
 
-/** The stream cache on `/metrics`: entries, hits and misses since start. */
+/** The stream cache on `/metrics`: entries now, hits and misses since this process started. */
 const registerStreamCacheMetrics = (registry: Registry, cache: AggregateStreamCache): void => {
-  const gauge = (name: string, help: string, value: (s: StreamCacheStats) => number): void => {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(value(cache.stats()))
-      },
-    })
-  }
-  gauge('satang_stream_cache_entries', 'streams whose state the API process holds (SATANG_STREAM_CACHE_SIZE at most)', (s) => s.size)
-  gauge('satang_stream_cache_hits', 'commands decided on a cached stream state since start (no read)', (s) => s.hits)
-  gauge('satang_stream_cache_misses', 'commands that read their stream since start', (s) => s.misses)
+  new Gauge({
+    name: 'satang_stream_cache_entries',
+    help: 'streams whose state the API process holds (SATANG_STREAM_CACHE_SIZE at most)',
+    registers: [registry],
+    collect() {
+      this.set(cache.stats().size)
+    },
+  })
+  const counter = (name: string, help: string, value: (s: StreamCacheStats) => number): void => scrapedCounter(registry, { name, help }, () => [{ labels: {}, value: value(cache.stats()) }])
+  counter('satang_stream_cache_hits_total', 'commands decided on a cached stream state (no read)', (s) => s.hits)
+  counter('satang_stream_cache_misses_total', 'commands that read their stream', (s) => s.misses)
 }
 
 /** `/readyz` of the API role: the event store answers (its head is read) and the read-model database answers. */
@@ -170,7 +170,8 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
       streamCache,
       quarantine: { eventsPerDay: config.SATANG_QUARANTINE_DAY_EVENTS, bytesPerDay: config.SATANG_QUARANTINE_DAY_BYTES, bodyBytes: config.SATANG_QUARANTINE_BODY_BYTES },
     }
-    const recording = makeRecording(deps)
+    // Each use case a span of its own while tracing is on (src/adapters/telemetry).
+    const recording = tracedRecording(makeRecording(deps))
     const matcher = makeTokenMatcher(tokens.tokens)
 
     // Creates recorded as requested, or of unknown outcome, are resolved by query (never re-sent).

@@ -1,4 +1,6 @@
-import { Gauge, type Registry } from 'prom-client'
+import { Gauge, Histogram, type Registry } from 'prom-client'
+import { scrapedCounter } from '../adapters/http/scraped-counter.ts'
+import { tracedProjectorBatch } from '../adapters/telemetry/traced-batches.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
@@ -31,18 +33,35 @@ export const registerProjectionMetrics = (registry: Registry, store: EventStore,
   }
   gauge('satang_projection_lag_events', 'events in the log after the projection checkpoint (capped at 1,000,000)', (s) => s.eventsBehind)
   gauge('satang_projection_lag_seconds', 'age of the oldest event the projection has not applied (0 when caught up)', (s) => s.secondsBehind)
-  gauge('satang_projection_events_applied', 'events applied by the projection since it was built', (s) => s.eventsApplied)
+  scrapedCounter(registry, { name: 'satang_projection_events_applied_total', help: 'events applied by the projection since it was built (a rebuild starts it again)', labelNames: ['projection'] }, async () =>
+    (await statuses()).map((s) => ({ labels: { projection: s.name }, value: s.eventsApplied })),
+  )
   gauge('satang_projection_failed', '1 when the projection stopped on an event it cannot apply (see satang project --status)', (s) => (s.state === 'failed' ? 1 : 0))
 }
 
-/** The projector over every read model, as `satang up` and `satang project` run it. */
-export const runProjector = (config: Config, store: EventStore, db: Database, log: Logger): Projector => {
+/** Seconds: a batch is one transaction per projection, from one event to SATANG_PROJECTOR_BATCH_SIZE. */
+const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** The projector over every read model, as `satang up` and `satang project` run it (measured on `metrics` when given). */
+export const runProjector = (config: Config, store: EventStore, db: Database, log: Logger, metrics?: Registry): Projector => {
+  const batchDuration =
+    metrics === undefined
+      ? undefined
+      : new Histogram({
+          name: 'satang_projector_batch_duration_seconds',
+          help: "time to apply one batch of events to one projection and commit it, by projection",
+          labelNames: ['projection'],
+          buckets: BATCH_BUCKETS,
+          registers: [metrics],
+        })
+  const aroundBatch = tracedProjectorBatch()
   const crash = config.SATANG_FAULT_CRASH_AFTER === 'ProjectionBatch'
   if (crash) log.warn('SATANG_FAULT_CRASH_AFTER=ProjectionBatch: this process kills itself in the middle of the third projector batch (tests only)')
   // Progress of long catch-ups: what each projection applied, every 10 s while it applies anything.
   const applied = new Map<string, number>()
   let lastReport = Date.now()
-  const onApplied = (projection: string, events: number): void => {
+  const onApplied = (projection: string, events: number, ms: number): void => {
+    batchDuration?.observe({ projection }, ms / 1000)
     applied.set(projection, (applied.get(projection) ?? 0) + events)
     const now = Date.now()
     if (now - lastReport < 10_000) return
@@ -58,6 +77,7 @@ export const runProjector = (config: Config, store: EventStore, db: Database, lo
       pool: db.pool,
       log,
       onApplied,
+      ...(aroundBatch === undefined ? {} : { aroundBatch }),
       ...(crash
         ? {
             crashHook: (projection: string, batch: number) => {
@@ -99,7 +119,7 @@ export const projectorReadiness = (deps: { readonly projector: Pick<Projector, '
 export const startProjectorRole = (ctx: ProcessContext): StartedRole => {
   const { config, log } = ctx
   const on = config.SATANG_PROJECTOR === 'on'
-  const projector = on ? runProjector(config, ctx.store, ctx.db, log) : undefined
+  const projector = on ? runProjector(config, ctx.store, ctx.db, log, ctx.metrics) : undefined
   return {
     role: 'projector',
     routes: [],

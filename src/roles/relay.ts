@@ -1,6 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { registerRelayMetrics } from '../adapters/http/relay-metrics.ts'
+import type { Registry } from 'prom-client'
 import { makeKafkaEventPublisher } from '../adapters/kafka/publisher.ts'
+import { observedPublisher } from '../adapters/telemetry/observed-publisher.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import { READ_MODEL_SCHEMA, type Database } from '../composition/database.ts'
 import type { Config } from '../config.ts'
@@ -11,10 +13,10 @@ import { kafkaSecurityOf } from '../composition/kafka-security.ts'
 import type { ProcessContext, StartedRole } from './role.ts'
 
 /** The Kafka relay as `satang relay` and the relay role run it; undefined when SATANG_KAFKA_BROKERS is unset. */
-export const runRelay = (config: Config, store: EventStore, db: Database, log: Logger): Relay | undefined => {
+export const runRelay = (config: Config, store: EventStore, db: Database, log: Logger, metrics?: Registry): Relay | undefined => {
   const brokers = config.SATANG_KAFKA_BROKERS
   if (brokers === undefined) return undefined
-  const publisher = makeKafkaEventPublisher(
+  const kafka = makeKafkaEventPublisher(
     { log },
     {
       brokers,
@@ -28,6 +30,8 @@ export const runRelay = (config: Config, store: EventStore, db: Database, log: L
       security: kafkaSecurityOf(config, log),
     },
   )
+  // Each publish measured and, while tracing is on, a span linked to the requests of its events.
+  const publisher = metrics === undefined ? kafka : observedPublisher(kafka, metrics, config.SATANG_KAFKA_TOPIC)
   return startRelay(
     { store, publisher, pool: db.pool, log },
     { schema: READ_MODEL_SCHEMA, topic: config.SATANG_KAFKA_TOPIC, batchSize: config.SATANG_KAFKA_BATCH_SIZE, retryBaseMs: config.SATANG_KAFKA_RETRY_BASE_MS, retryMaxMs: config.SATANG_KAFKA_RETRY_MAX_MS },
@@ -67,7 +71,7 @@ export const relayReadiness = (relay: Pick<Relay, 'runtime'>, store: EventStore,
  */
 export const startRelayRole = (ctx: ProcessContext): StartedRole => {
   const { config } = ctx
-  const relay = runRelay(config, ctx.store, ctx.db, ctx.log)
+  const relay = runRelay(config, ctx.store, ctx.db, ctx.log, ctx.metrics)
   if (relay !== undefined) registerRelayMetrics(ctx.metrics, relay, ctx.log)
   return {
     role: 'relay',

@@ -208,7 +208,7 @@ export const describeRelayWorkload = async (listener: 'plaintext' | 'secure'): P
       expect(metrics).toContain(`satang_relay_lag_events{topic="${topic}"} 0`)
       expect(metrics).toContain(`satang_relay_leader{topic="${topic}"} 1`)
       expect(metrics).toContain(`satang_relay_failing{topic="${topic}"} 0`)
-      expect(metrics).toMatch(new RegExp(`satang_relay_events_published\\{topic="${topic.replaceAll('.', '\\.')}"\\} [1-9]`))
+      expect(metrics).toMatch(new RegExp(`satang_relay_events_published_total\\{topic="${topic.replaceAll('.', '\\.')}"\\} [1-9]`))
       const env = envWithoutSatangSettings({ SATANG_DATABASE_URL: db.url, SATANG_KAFKA_TOPIC: topic, SATANG_LOG_LEVEL: 'warn' })
       const status = await runCli(['relay', '--status', '--json'], { env })
       expect(status.code, status.stderr).toBe(0)

@@ -1,12 +1,14 @@
 import { Gauge, type Registry } from 'prom-client'
 import type { Relay, RelayErrorKind, RelayStatus } from '../../jobs/index.ts'
 import type { Logger } from '../../logger.ts'
+import { scrapedCounter } from './scraped-counter.ts'
 
 const ERROR_KINDS: ReadonlyArray<RelayErrorKind> = ['unreachable', 'topic', 'rejected', 'timeout', 'authentication', 'tls', 'database', 'event_log', 'undecodable_event']
 
 /**
- * The relay on `/metrics` (`satang_relay_*`): lag in events and seconds (from its checkpoint, whichever
- * process publishes), this process's role and publish rate, and its last error.
+ * The relay on `/metrics` (`satang_relay_*`): lag in events and seconds and events published (from its
+ * checkpoint, whichever process publishes), this process's role, and its last error. The publish rate
+ * is `rate(satang_relay_events_published_total[5m])`.
  */
 export const registerRelayMetrics = (registry: Registry, relay: Relay, log: Logger): void => {
   let cached: { at: number; value: Promise<RelayStatus | undefined> } | undefined
@@ -49,10 +51,12 @@ export const registerRelayMetrics = (registry: Registry, relay: Relay, log: Logg
   }
   fromStatus('satang_relay_lag_events', 'events in the log after the relay checkpoint (capped at 1,000,000)', (s) => s.eventsBehind)
   fromStatus('satang_relay_lag_seconds', 'age of the oldest event not yet acknowledged by the broker (0 when caught up)', (s) => s.secondsBehind)
-  fromStatus('satang_relay_events_published', 'events acknowledged by the broker for this topic since the relay first ran (all processes)', (s) => s.eventsPublished)
+  scrapedCounter(registry, { name: 'satang_relay_events_published_total', help: 'events acknowledged by the broker for this topic since the relay first ran (all processes; from the checkpoint)', labelNames: ['topic'] }, async () => {
+    const s = await status()
+    return s === undefined ? undefined : [{ labels: { topic }, value: s.eventsPublished }]
+  })
   fromRuntime('satang_relay_leader', '1 when this process holds the relay lock and publishes, 0 when it stands by', (r) => (r.role === 'leader' ? 1 : 0))
-  fromRuntime('satang_relay_publish_rate', 'events per second this process had acknowledged over the last 10 s', (r) => r.publishRate)
-  fromRuntime('satang_relay_failing', '1 while the last attempt of this process failed and it waits to retry (see satang_relay_last_error)', (r) => (r.failing ? 1 : 0))
+  fromRuntime('satang_relay_failing', '1 while the last attempt of this process failed and it waits to retry (see satang_relay_last_error_timestamp_seconds)', (r) => (r.failing ? 1 : 0))
   new Gauge({
     name: 'satang_relay_last_error_timestamp_seconds',
     help: 'when this process last failed to publish, by kind of error (unreachable, topic, rejected, timeout, database, event_log, undecodable_event); 0 never',

@@ -8,6 +8,7 @@ import type { TokenMatcher } from './api-tokens.ts'
 import { registerErrorShapes, sendError } from './errors.ts'
 import { DEFAULT_MAX_FIELD_LENGTH, registerFieldLimits, registerJsonBodies } from './json-body.ts'
 import { registerOpenApi, registerOpenApiRoute } from './openapi.ts'
+import { observeRequests } from './request-observer.ts'
 import { MAX_PATH_PARAM_LENGTH, frameworkErrors, registerRoutingErrors } from './routing.ts'
 
 /** A dependency `/healthz` reports on: a name and a probe that rejects or returns an error text when down. */
@@ -32,15 +33,27 @@ export type HttpServerDeps = {
   readonly metricsHere?: boolean
   /** The bearer token `/metrics` requires (`SATANG_METRICS_TOKEN_FILE`); none = it answers anyone. */
   readonly metricsToken?: TokenMatcher
+  /** Access-log lines for `/livez`, `/readyz`, `/healthz` and `/metrics` too (`SATANG_ACCESS_LOG_HEALTH`). */
+  readonly accessLogHealth?: boolean
 }
 
 /** Default largest request body, in bytes (`SATANG_HTTP_BODY_LIMIT`). */
 export const DEFAULT_BODY_LIMIT = 256 * 1024
 
-/** A prom-client registry with the process metrics; adapters register their own metrics on it. */
+/**
+ * prom-client's default gauges whose names end in `_total`: a gauge may not (promtool), and the same
+ * figures are there by type (`nodejs_active_handles{type}`, `nodejs_active_requests{type}`, `nodejs_active_resources{type}`).
+ */
+const DEFAULT_GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']
+
+/**
+ * A prom-client registry with the process metrics under their standard names (`process_*`, `nodejs_*`,
+ * as the stock Node.js dashboards expect); adapters register their own (`satang_*`) on it.
+ */
 export const makeMetricsRegistry = (): Registry => {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'satang_' })
+  collectDefaultMetrics({ register: registry })
+  for (const name of DEFAULT_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name)
   return registry
 }
 
@@ -236,6 +249,7 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
     // X-Forwarded-For/-Proto only from the configured proxies (request.ip, request.protocol); from anyone else they are ignored.
     trustProxy: deps.trustProxy === undefined || deps.trustProxy.length === 0 ? false : [...deps.trustProxy],
   })
+  observeRequests(app, { log: deps.log, metrics: deps.metrics, logProbes: deps.accessLogHealth === true })
   const stop = registerStopping(app)
   const routes: RegisteredRoute[] = []
   registered.set(app, routes)

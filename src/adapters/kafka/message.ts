@@ -13,7 +13,9 @@ import type { RecordedEvent } from '../../application/ports/event-store.ts'
  *   `ce_type` `satang.<EventType>.v<schema version>`; `ce_subject` the stream name; `ce_time` when
  *   the event was committed to the log (RFC 3339, UTC); `content-type` `application/json`;
  * - extensions: `ce_satangposition` (the global log position, opaque but ordered as byte strings),
- *   `ce_streamrevision` (0, 1, 2, … within the stream), `ce_correlationid`, `ce_causationid`.
+ *   `ce_streamrevision` (0, 1, 2, … within the stream), `ce_correlationid`, `ce_causationid`, and
+ *   `ce_traceparent` (the CloudEvents distributed-tracing extension: the W3C traceparent of the request
+ *   that caused the event) when the event's metadata holds one (satang traced it).
  */
 
 /** The `ce_type` prefix of every satang event. */
@@ -35,6 +37,7 @@ export const HEADERS = {
   streamRevision: 'ce_streamrevision',
   correlationId: 'ce_correlationid',
   causationId: 'ce_causationid',
+  traceparent: 'ce_traceparent',
 } as const
 
 export const CONTENT_TYPE = 'application/json'
@@ -49,6 +52,9 @@ export type OutgoingMessage = {
   /** Bytes of key, value and headers, to cut produce requests below the broker's size limit. */
   readonly bytes: number
 }
+
+/** A W3C traceparent of version 00: what `ce_traceparent` may carry (anything else in the metadata is left out). */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
@@ -68,6 +74,8 @@ export const toKafkaMessage = (e: RecordedEvent, source: string): OutgoingMessag
     [HEADERS.correlationId]: text(e.metadata.correlationId),
     [HEADERS.causationId]: text(e.metadata.causationId),
   }
+  const traceparent = e.metadata['traceparent']
+  if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) headers[HEADERS.traceparent] = traceparent
   const key = e.streamName
   const value = JSON.stringify(e.data)
   let bytes = Buffer.byteLength(key) + Buffer.byteLength(value)

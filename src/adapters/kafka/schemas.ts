@@ -71,13 +71,19 @@ const headersSchema = (): JsonSchema => {
     [HEADERS.correlationId]: text('the request or job that caused this event and others'),
     [HEADERS.causationId]: text('what caused this event directly (a command, a callback, another event)'),
   }
+  // Optional: present when satang traced the request that caused the event (OpenTelemetry on).
+  const optional: Record<string, JsonSchema> = {
+    [HEADERS.traceparent]: text('the CloudEvents distributed-tracing extension: the W3C traceparent of the request that caused this event; present only when satang traced it', {
+      pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+    }),
+  }
   return {
     $schema: DRAFT,
     $id: HEADERS_SCHEMA_FILE,
     title: 'satang Kafka message headers',
     description: 'CloudEvents 1.0, Kafka protocol binding, binary content mode: every header of every message (UTF-8 text). Consumers should ignore headers they do not know. Generated; do not edit.',
     type: 'object',
-    properties,
+    properties: { ...properties, ...optional },
     required: Object.keys(properties),
     additionalProperties: { type: 'string' },
   }

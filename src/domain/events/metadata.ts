@@ -25,13 +25,14 @@ const IsoInstantText = new t.Type<string, string, unknown>(
 
 /**
  * Metadata of every domain event: who caused it (correlation and causation ids), where it came from,
- * when the application recorded it, the gateway's `trace_id` when one is known, and for callbacks the
- * signature result. Other keys of stored metadata are kept by the store and ignored here.
+ * when the application recorded it, the gateway's `trace_id` when one is known, for callbacks the
+ * signature result, and, while satang traces, the W3C `traceparent` of the request that caused it
+ * (absent from events stored before, or without tracing). Other keys of stored metadata are kept by the store and ignored here.
  */
 export const DomainEventMetadata = t.intersection(
   [
     t.type({ correlationId: t.string, causationId: t.string, recordedAt: IsoInstantText, source: EventSource }),
-    t.partial({ traceId: t.string, signature: SignatureResult }),
+    t.partial({ traceId: t.string, signature: SignatureResult, traceparent: t.string }),
   ],
   'DomainEventMetadata',
 )
@@ -44,6 +45,7 @@ export const toStoreMetadata = (m: DomainEventMetadata): EventMetadata => ({
   recordedAt: m.recordedAt,
   source: m.source,
   ...(m.traceId === undefined ? {} : { traceId: m.traceId }),
+  ...(m.traceparent === undefined ? {} : { traceparent: m.traceparent }),
   ...(m.signature === undefined
     ? {}
     : { signature: m.signature.reason === undefined ? { verified: m.signature.verified } : { verified: m.signature.verified, reason: m.signature.reason } }),

@@ -65,7 +65,7 @@ describe.each(variants)('a redelivered PAYMENT notification, $label', ({ setting
   const cacheCounts = async (): Promise<{ readonly hits: number; readonly misses: number }> => {
     const text = await (await fetch(`${t.satang.httpUrl}/metrics`)).text()
     const value = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
-    return { hits: value('satang_stream_cache_hits'), misses: value('satang_stream_cache_misses') }
+    return { hits: value('satang_stream_cache_hits_total'), misses: value('satang_stream_cache_misses_total') }
   }
 
   it('appends nothing (the store keeps its count and head) and answers exactly as the first time', async () => {
