@@ -1,10 +1,9 @@
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
-import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
 import { trialBalanceCsv } from '../adapters/report/csv.ts'
 import { currencyTotals, isBalancedTotals, ledgerPeriodsJson, ledgerPeriodsText, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
 import { parseAsOf } from '../application/as-of.ts'
-import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
+import { READ_MODEL_SCHEMA, makeEventStore } from '../composition/database.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
 import { readTrialBalanceAsOf } from '../projections/ledger/as-of.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
@@ -52,6 +51,8 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
     .addHelpText('after', HELP_AFTER)
     .action(async (opts: LedgerReportOptions) => {
       if (opts.json === true && opts.csv === true) throw new UsageError('--json and --csv exclude each other: choose one')
+      // Loaded here: the HTTP adapter (fastify, OpenAPI) is no part of the other reports.
+      const { balanceScopeOf } = await import('../adapters/http/ledger-routes.ts')
       const scope = balanceScopeOf({
         ...(opts.date === undefined ? {} : { date: opts.date }),
         ...(opts.currency === undefined ? {} : { currency: opts.currency }),

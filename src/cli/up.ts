@@ -1,5 +1,8 @@
 import type { Command } from 'commander'
-import { DataDirInUse, ROLES, StartupError, isRoleChoice, loadConfig, migrate, openDatabaseForTool, rootLogger, startProcess } from '../main.ts'
+import { DataDirInUse, StartupError, loadConfig, rootLogger } from '../composition/startup.ts'
+import { ROLES, isRoleChoice } from '../roles/role.ts'
+import { migrate, openDatabaseForTool } from '../composition/database.ts'
+import { startProcess } from '../main.ts'
 import { EXIT } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 
