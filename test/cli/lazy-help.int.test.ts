@@ -35,7 +35,8 @@ const modulesLoadedBy = (args: ReadonlyArray<string>): Promise<{ code: number | 
     child.on('close', (code) => resolve({ code, stdout, modules: readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') }))
   })
 
-describe('the listed commands are the commands', () => {
+// Loading the whole program in process, and starting satang, take long on a busy machine.
+describe('the listed commands are the commands', { timeout: 240_000 }, () => {
   it('satang --help from the list equals the help of the whole loaded program', async () => {
     expect(helpOf(await buildProgram(() => undefined, ''))).toBe(helpOf(await buildProgram(() => undefined)))
   })
@@ -45,7 +46,7 @@ describe('the listed commands are the commands', () => {
   })
 })
 
-describe('each command loads only what it needs (modules traced in a real process)', () => {
+describe('each command loads only what it needs (modules traced in a real process)', { timeout: 240_000 }, () => {
   it('satang --help loads the CLI entry, the command list and io, no command module', async () => {
     const r = await modulesLoadedBy(['--help'])
     expect(r.code).toBe(0)
