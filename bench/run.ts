@@ -14,7 +14,7 @@ import { cleanUp } from './support/shared-log.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** The default run, in this order (projections needs the shared log before the store figures append to it). */
-const DEFAULT_GROUPS = ['notifications', 'projections', 'store', 'scale']
+const DEFAULT_GROUPS = ['notifications', 'projections', 'store', 'scale', 'cli']
 const DEFAULTS: BenchSizes = { events: 100_000, largeEvents: 1_000_000, notifications: 20_000, appendSeconds: 3, rounds: 2, liveSeconds: 8, liveRate: 400, soakMinutes: 0 }
 const QUICK: BenchSizes = { events: 4_000, largeEvents: 12_000, notifications: 300, appendSeconds: 0.5, rounds: 1, liveSeconds: 1, liveRate: 200, soakMinutes: 0 }
 

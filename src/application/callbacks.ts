@@ -64,11 +64,6 @@ export const DEFAULT_QUARANTINE_BUDGET: QuarantineBudget = { eventsPerDay: 500, 
 
 export const unmatchedCallbacksStream = (merchantId: string): string => `unmatched-callbacks-${merchantId}`
 
-const signatureOf = (deps: Pick<RecordingDeps, 'gatewayVerifier'>, fields: Readonly<Record<string, unknown>>): SignatureResult => {
-  const r = deps.gatewayVerifier.verify(fields)
-  return r.valid ? { verified: true } : { verified: false, reason: r.reason }
-}
-
 const text = (u: unknown): string | undefined => (typeof u === 'string' && u !== '' ? u : undefined)
 
 /** The redirect routes and the notification route. */
@@ -129,6 +124,21 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
       if (lanes.get(stream) === settled) lanes.delete(stream)
     })
     return run
+  }
+
+  /**
+   * The signature verdict of each fields object, so that a callback is RSA-verified once although the
+   * HTTP adapter asks `trusted` (for rate limiting) before the same object is screened. Keyed weakly by
+   * the object the adapter parsed (never changed after), so it lives only as long as the request.
+   */
+  const verdicts = new WeakMap<Readonly<Record<string, unknown>>, SignatureResult>()
+  const signatureOf = (fields: Readonly<Record<string, unknown>>): SignatureResult => {
+    const known = verdicts.get(fields)
+    if (known !== undefined) return known
+    const r = deps.gatewayVerifier.verify(fields)
+    const verdict: SignatureResult = r.valid ? { verified: true } : { verified: false, reason: r.reason }
+    verdicts.set(fields, verdict)
+    return verdict
   }
 
   const causeOf = (ctx: CallbackContext): Cause => ({ correlationId: ctx.callbackId, causationId: ctx.callbackId })
@@ -243,7 +253,7 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
     return id !== undefined && MerchantSubscribeId.is(id) ? subscriptionStreamName(deps.merchantId, id) : undefined
   }
 
-  const trusted = (body: unknown): boolean => t.UnknownRecord.is(body) && ours(body) && deps.gatewayVerifier.verify(body).valid
+  const trusted = (body: unknown): boolean => t.UnknownRecord.is(body) && ours(body) && signatureOf(body).verified
 
   /**
    * The checks every callback passes before it may touch an aggregate: the signature verifies, the
@@ -257,7 +267,7 @@ export const makeCallbacks = (deps: RecordingDeps): Callbacks => {
     ctx: CallbackContext,
     recordIt: (a: A, stream: string, signature: SignatureResult) => Promise<CallbackResult>,
   ): Promise<CallbackResult> => {
-    const signature = signatureOf(deps, fields)
+    const signature = signatureOf(fields)
     const violations = E.isLeft(decoded) ? decoded.left : []
     if (!signature.verified) {
       return quarantine({ callback, reason: 'bad_signature', detail: signature.reason ?? 'signature did not verify', violations, signatureVerified: false, fields }, ctx)

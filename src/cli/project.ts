@@ -1,7 +1,9 @@
 import type { Command } from 'commander'
 import { PROJECTIONS, READ_MODEL_SCHEMA, projectionNamed, projectionStatus, rebuildProjection, type ProjectionStatus } from '../projections/index.ts'
 import { compareWithRebuild } from '../projections/rebuild.ts'
-import { makeEventStore, rootLogger, runProjector, withEventTable } from '../main.ts'
+import { makeEventStore, withEventTable } from '../composition/database.ts'
+import { rootLogger } from '../composition/startup.ts'
+import { runProjector } from '../roles/projector.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 import { EXIT, UsageError, untilStopSignal } from './io.ts'
 

@@ -5,7 +5,8 @@ import { canonicalizers, satangCanonicalV1 } from '../domain/gateway/canonical.t
 import { loadPublicKey, makeVerifier } from '../domain/gateway/signing.ts'
 import { loadOrCreateKeyPair } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
-import { clientFor, connectGateway, dataPath, merchantIdOf, SANDBOX_MERCHANT_ID, StartupError, type GatewayConnection } from '../main.ts'
+import { clientFor, connectGateway, merchantIdOf, SANDBOX_MERCHANT_ID, type GatewayConnection } from '../composition/gateway.ts'
+import { dataPath, StartupError } from '../composition/startup.ts'
 
 /**
  * The gateway for a tool such as `satang reconcile`: the configured one; or, with the built-in

@@ -7,7 +7,9 @@ import { acknowledgeBreak, acknowledgementViolations } from '../application/reco
 import { bangkokDateOf, formatCalendarDate, parseCalendarDate } from '../domain/bangkok-time.ts'
 import { daysBetween, reconcile, type ReconcileFailure, type ScopeRequest } from '../jobs/reconcile/reconcile.ts'
 import type { Verdict } from '../domain/reconciliation/verdict.ts'
-import { StartupError, makeEventStore, merchantIdOf, runProjector, statusTables, type Database } from '../main.ts'
+import { StartupError } from '../composition/startup.ts'
+import { makeEventStore, type Database } from '../composition/database.ts'
+import { merchantIdOf, statusTables } from '../composition/gateway.ts'
 import type { Config } from '../config.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Logger } from '../logger.ts'
@@ -114,7 +116,8 @@ const openTool = async (config: Config, log: Logger, setExitCode: (code: number)
   const db = await openMigratedDatabase(config, log, setExitCode)
   if (db === undefined) return undefined
   const store = makeEventStore(config, db, log)
-  const projector = config.SATANG_PROJECTOR === 'on' ? runProjector(config, store, db, log) : undefined
+  // Loaded here, not with the module: `satang report reconciliation` shares this module's option parsing.
+  const projector = config.SATANG_PROJECTOR === 'on' ? (await import('../roles/projector.ts')).runProjector(config, store, db, log) : undefined
   const opened = db
   return {
     db: opened,

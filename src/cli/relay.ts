@@ -1,6 +1,8 @@
 import type { Command } from 'commander'
 import { readRelayStatus, readRelayStatuses, type RelayStatus } from '../jobs/index.ts'
-import { READ_MODEL_SCHEMA, makeEventStore, rootLogger, runRelay } from '../main.ts'
+import { READ_MODEL_SCHEMA, makeEventStore } from '../composition/database.ts'
+import { rootLogger } from '../composition/startup.ts'
+import { runRelay } from '../roles/relay.ts'
 import { EXIT, UsageError, untilStopSignal } from './io.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 

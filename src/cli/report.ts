@@ -1,10 +1,9 @@
 import type { Command } from 'commander'
 import * as E from 'fp-ts/lib/Either.js'
-import { balanceScopeOf } from '../adapters/http/ledger-routes.ts'
 import { trialBalanceCsv } from '../adapters/report/csv.ts'
 import { currencyTotals, isBalancedTotals, ledgerPeriodsJson, ledgerPeriodsText, TRIAL_BALANCE_CSV_COLUMNS, trialBalanceJson, trialBalanceText } from '../domain/ledger/report.ts'
 import { parseAsOf } from '../application/as-of.ts'
-import { READ_MODEL_SCHEMA, makeEventStore } from '../main.ts'
+import { READ_MODEL_SCHEMA, makeEventStore } from '../composition/database.ts'
 import { AsOfRefused, resolveAsOf } from '../projections/as-of.ts'
 import { readTrialBalanceAsOf } from '../projections/ledger/as-of.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
@@ -56,6 +55,8 @@ export const addLedgerReport = (report: Command, setExitCode: (code: number) => 
       if (opts.json === true && opts.csv === true) throw new UsageError('--json and --csv exclude each other: choose one')
       if (opts.header !== undefined && opts.header !== 'machine' && opts.header !== 'human') throw new UsageError(`--header ${JSON.stringify(opts.header)}: must be machine or human`)
       if ((opts.excel === true || opts.header !== undefined) && opts.csv !== true) throw new UsageError('--excel and --header shape the CSV: give --csv')
+      // Loaded here: the HTTP adapter (fastify, OpenAPI) is no part of the other reports.
+      const { balanceScopeOf } = await import('../adapters/http/ledger-routes.ts')
       const scope = balanceScopeOf({
         ...(opts.date === undefined ? {} : { date: opts.date }),
         ...(opts.currency === undefined ? {} : { currency: opts.currency }),

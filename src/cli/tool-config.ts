@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
-import { StartupError, loadConfig, migrate, openDatabaseForTool, rootLogger, type Database } from '../main.ts'
+import { StartupError, loadConfig, rootLogger } from '../composition/startup.ts'
+import { migrate, openDatabaseForTool, type Database } from '../composition/database.ts'
 import { EXIT, UsageError } from './io.ts'
 
 /** The configuration for a tool command: a bad setting is a usage error (exit 2) naming the variable. */

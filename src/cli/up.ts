@@ -1,6 +1,9 @@
 import type { Command } from 'commander'
 import { configWarnings } from '../config.ts'
-import { ConfigurationError, ROLES, StartupError, isRoleChoice, migrate, openDatabaseForTool, rootLogger, startProcess } from '../main.ts'
+import { ConfigurationError, DataDirInUse, StartupError, loadConfig, rootLogger } from '../composition/startup.ts'
+import { ROLES, isRoleChoice } from '../roles/role.ts'
+import { migrate, openDatabaseForTool } from '../composition/database.ts'
+import { startProcess } from '../main.ts'
 import { EXIT, UsageError } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 

@@ -1,6 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { Client, type Pool } from 'pg'
-import { makeEsdbEventStore } from '../adapters/eventstore/esdb.ts'
 import { makePostgresEventStore } from '../adapters/eventstore/postgres.ts'
 import { describeHolder, lockDataDir, type InstanceLock } from '../adapters/os/instance-lock.ts'
 import { startEmbeddedPostgres } from '../adapters/postgres/embedded.ts'
@@ -62,8 +61,18 @@ const serviceRoleOf = (url: string): string => {
   return user
 }
 
+/**
+ * The EventStoreDB adapter, whose gRPC client is some 150 modules: loaded by `openDatabase` and
+ * `openDatabaseForTool` only when SATANG_EVENT_STORE=eventstoredb, so no other run loads it.
+ */
+let esdbAdapter: typeof import('../adapters/eventstore/esdb.ts') | undefined
+const loadEventStoreAdapter = async (config: Pick<Config, 'SATANG_EVENT_STORE'>): Promise<void> => {
+  if (config.SATANG_EVENT_STORE === 'eventstoredb' && esdbAdapter === undefined) esdbAdapter = await import('../adapters/eventstore/esdb.ts')
+}
+
 /** Connects to `SATANG_DATABASE_URL`, or starts embedded PostgreSQL in the data folder when it is unset. */
 export const openDatabase = async (config: Config, log: Logger): Promise<Database> => {
+  await loadEventStoreAdapter(config)
   if (config.SATANG_DATABASE_URL !== undefined) {
     const ownerUrl = config.SATANG_DATABASE_OWNER_URL
     const serviceRole = ownerUrl === undefined ? undefined : serviceRoleOf(config.SATANG_DATABASE_URL)
@@ -125,6 +134,7 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
  * again by `close`.
  */
 export const openDatabaseForTool = async (config: Config, log: Logger, command = 'a satang command'): Promise<Database> => {
+  await loadEventStoreAdapter(config)
   if (config.SATANG_DATABASE_URL !== undefined) return openDatabase(config, log)
   const port = config.SATANG_EMBEDDED_PG_PORT
   const passwords = await rolePasswords(config)
@@ -195,10 +205,13 @@ export const readModelsOf = (db: Database): ReadModels => ({ pool: db.pool, sche
 export const withEventTable = (config: Pick<Config, 'SATANG_EVENT_STORE'>): { readonly eventTable?: string } =>
   config.SATANG_EVENT_STORE === 'eventstoredb' ? {} : { eventTable: `"${EVENT_STORE_SCHEMA}".events` }
 
-export const makeEventStore = (config: Config, db: Database, log: Logger): EventStore =>
-  config.SATANG_EVENT_STORE === 'eventstoredb' && config.SATANG_EVENTSTOREDB_URL !== undefined
-    ? makeEsdbEventStore({ log }, { connectionString: config.SATANG_EVENTSTOREDB_URL })
-    : makePostgresEventStore({ pool: db.pool, log }, { schema: EVENT_STORE_SCHEMA, horizonWarnSeconds: config.SATANG_HORIZON_WARN_SECONDS })
+export const makeEventStore = (config: Config, db: Database, log: Logger): EventStore => {
+  if (config.SATANG_EVENT_STORE === 'eventstoredb' && config.SATANG_EVENTSTOREDB_URL !== undefined) {
+    if (esdbAdapter === undefined) throw new Error('makeEventStore: the EventStoreDB adapter is loaded by openDatabase, which was not called with this configuration (defect)')
+    return esdbAdapter.makeEsdbEventStore({ log }, { connectionString: config.SATANG_EVENTSTOREDB_URL })
+  }
+  return makePostgresEventStore({ pool: db.pool, log }, { schema: EVENT_STORE_SCHEMA, horizonWarnSeconds: config.SATANG_HORIZON_WARN_SECONDS })
+}
 
 /**
  * Refuses a service connection as a superuser (it could rewrite the log, bypassing every trigger)

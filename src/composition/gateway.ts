@@ -10,7 +10,6 @@ import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, type Verifier 
 import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE, extendStatusTable, type StatusTable } from '../domain/gateway/statuses.ts'
 import { loadOrCreateKeyPair } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
-import { launchSandbox } from '../sandbox/launch.ts'
 import { lockSandboxState } from './sandbox-state-lock.ts'
 import { DataDirInUse, StartupError, dataPath } from './startup.ts'
 
@@ -97,6 +96,8 @@ export const connectGateway = async (config: Config, log: Logger, command: strin
   const stateFile = join(sandboxDir, 'state.json')
   const stateLock = await lockSandboxState(log, stateFile, `the built-in sandbox of ${command}`)
   if (E.isLeft(stateLock)) throw new DataDirInUse(`SATANG_DATA_DIR: ${stateLock.left}`)
+  // Loaded only when it runs: the sandbox (its HTTP server and pages) is no part of the tool commands.
+  const { launchSandbox } = await import('../sandbox/launch.ts')
   const launched = await launchSandbox({
     log,
     host: config.SATANG_HTTP_HOST,

@@ -41,7 +41,7 @@ const invocationsIn = (markdown: string): ReadonlyArray<string> =>
     [...code.matchAll(/(?:(?:^[ \t]*(?:\$[ \t]+)?|npx[ \t]+|exec[ \t]+[\w-]+[ \t]+)satang|(?:^|[\s(=])satang:[\w.-]+) ((?:-|[a-z])[^\n|;&#`]*)/gm)].map((m) => (m[1] ?? '').trim()),
   )
 
-const program: Command = buildProgram(() => undefined)
+const program: Command = await buildProgram(() => undefined)
 const commandNamed = (parent: Command, name: string): Command | undefined => parent.commands.find((c) => c.name() === name)
 const longOptionsOf = (cmd: Command): ReadonlyArray<string> => cmd.options.flatMap((o) => (o.long === undefined ? [] : [o.long]))
 const flagsOf = (cmd: Command): ReadonlyArray<string> => [...cmd.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined), '--help', '-h']

@@ -29,7 +29,7 @@ const invocations = (): ReadonlyArray<string> => {
   return out
 }
 
-const program: Command = buildProgram(() => undefined)
+const program: Command = await buildProgram(() => undefined)
 const commandNamed = (parent: Command, name: string): Command | undefined => parent.commands.find((c) => c.name() === name)
 const optionsOf = (cmd: Command): ReadonlyArray<string> => [...cmd.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined), '--help', '-h']
 

@@ -7,8 +7,15 @@ const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => ty
 export const isJson = (u: unknown): u is Json => {
   if (u === null || typeof u === 'string' || typeof u === 'boolean') return true
   if (typeof u === 'number') return Number.isFinite(u)
-  if (Array.isArray(u)) return u.every(isJson)
-  if (isPlainObject(u)) return Object.values(u).every(isJson)
+  // Loops rather than every/values: this walks every payload of every event decoded.
+  if (Array.isArray(u)) {
+    for (const v of u) if (!isJson(v)) return false
+    return true
+  }
+  if (isPlainObject(u)) {
+    for (const k in u) if (!isJson(u[k])) return false
+    return true
+  }
   return false
 }
 

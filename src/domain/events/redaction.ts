@@ -86,14 +86,23 @@ const redactEntry = (parentKey: string | undefined, key: string, v: Json, option
   return isPayerField(parentKey, key) ? marker(v, options) : redactValue(v, options, key)
 }
 
+// Loops rather than every/entries: this walks every raw payload of every event a projection decodes.
 const everyPayerFieldRedacted = (value: Json, parentKey: string | undefined): boolean => {
-  if (Array.isArray(value)) return value.every((v) => everyPayerFieldRedacted(v, parentKey))
+  if (Array.isArray(value)) {
+    for (const v of value) if (!everyPayerFieldRedacted(v, parentKey)) return false
+    return true
+  }
   if (!isObjectNode(value)) return true
-  return Object.entries(value).every(([key, v]) => {
-    if (carriesNothing(v) || isMarker(v)) return true
-    if (key === 'customer' && isObjectNode(v)) return everyPayerFieldRedacted(v, 'customer')
-    return !isPayerField(parentKey, key) && everyPayerFieldRedacted(v, key)
-  })
+  for (const key in value) {
+    const v = value[key]
+    if (v === undefined || carriesNothing(v) || isMarker(v)) continue
+    if (key === 'customer' && isObjectNode(v)) {
+      if (!everyPayerFieldRedacted(v, 'customer')) return false
+      continue
+    }
+    if (isPayerField(parentKey, key) || !everyPayerFieldRedacted(v, key)) return false
+  }
+  return true
 }
 
 /** Whether no payer field of `payload` holds a value in clear. */
@@ -111,4 +120,5 @@ export const redactPayerData = (fields: Readonly<Record<string, unknown>>, optio
 }
 
 /** Codec of a stored raw payload: decoding fails when a payer field holds a value in clear. */
-export const RedactedPayload = t.brand(JsonObjectCodec, (o): o is RedactedPayload => isRedacted(o), 'RedactedPayload')
+// The brand's predicate sees what JsonObjectCodec decoded (JSON already): it walks the payer fields alone.
+export const RedactedPayload = t.brand(JsonObjectCodec, (o): o is RedactedPayload => everyPayerFieldRedacted(o, undefined), 'RedactedPayload')

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
-import knex from 'knex'
-import type { Knex } from 'knex'
+import { createRequire } from 'node:module'
+import type { Knex, knex as KnexFactory } from 'knex'
 import { Pool } from 'pg'
 import type { Logger } from '../../logger.ts'
 
@@ -53,4 +53,6 @@ export const makePostgresPool = (config: PostgresConfig, log: Logger): Pool => {
 }
 
 /** A knex instance over an existing pool; it does not own the pool (end the pool yourself after `destroy`). */
-export const makeKnex = (pool: Pool): Knex => knex({ client: 'pg', connectionPool: pool })
+// knex (with lodash, some 300 modules) is loaded when first used, not by every command that opens a pool.
+const requireHere = createRequire(import.meta.url)
+export const makeKnex = (pool: Pool): Knex => (requireHere('knex') as { readonly knex: typeof KnexFactory }).knex({ client: 'pg', connectionPool: pool })
