@@ -79,6 +79,8 @@ const registerStreamCacheMetrics = (registry: Registry, cache: AggregateStreamCa
   gauge('satang_stream_cache_entries', 'streams whose state the API process holds (SATANG_STREAM_CACHE_SIZE at most)', (s) => s.size)
   gauge('satang_stream_cache_hits', 'commands decided on a cached stream state since start (no read)', (s) => s.hits)
   gauge('satang_stream_cache_misses', 'commands that read their stream since start', (s) => s.misses)
+  gauge('satang_stream_cache_bytes', 'about how many bytes the cached stream states hold (SATANG_STREAM_CACHE_BYTES at most)', (s) => s.bytes)
+  gauge('satang_stream_cache_evictions', 'streams dropped since start to stay within SATANG_STREAM_CACHE_SIZE and SATANG_STREAM_CACHE_BYTES', (s) => s.evictions)
 }
 
 /** The API role as it runs: what it generated, the gateway it talks to, and the recording it serves. */
@@ -113,7 +115,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
     // Known once the HTTP service listens (SATANG_HTTP_PORT may be 0); nothing is sent before that.
     const callbacks: { urls?: CallbackUrls; publicUrl?: string } = {}
     const stopping = new AbortController()
-    const streamCache = makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE)
+    const streamCache = makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE, config.SATANG_STREAM_CACHE_BYTES)
     registerStreamCacheMetrics(ctx.metrics, streamCache)
     const streamLocks = makePostgresStreamLocks({ pool: db.pool, log })
     closers.push(streamLocks.close)
