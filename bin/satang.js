@@ -39,6 +39,9 @@ if (!recentEnough(process.versions.node)) {
     } else process.exit(code ?? 1)
   })
 } else {
+  // `up`, `project` and `relay` run with a heap sized for a container (bin/heap.js).
+  const { restartWithHeapFlags } = await import('./heap.js')
+  restartWithHeapFlags(process.argv)
   const compiled = new URL('../dist/cli.js', import.meta.url)
   const fromSource = fileURLToPath(new URL('../src', import.meta.url)).includes('/node_modules/') === false
   const entry = fromSource || !existsSync(compiled) ? new URL('../src/cli.ts', import.meta.url) : compiled
