@@ -60,6 +60,7 @@ import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
+import { DEFAULT_PAGE_BYTES, makePageSizer } from './page-bytes.ts'
 
 export type PostgresEventStoreConfig = {
   /** The schema that `migrateEventStore` created. Default `eventstore`. */
@@ -68,6 +69,8 @@ export type PostgresEventStoreConfig = {
   readonly pollIntervalMs?: number
   /** Events per read while a subscriber catches up. Default 1000. */
   readonly pageSize?: number
+  /** Bytes of decoded events per read while a subscriber catches up (estimated; fewer events per read when they are large). Default 8 MiB. */
+  readonly pageBytes?: number
   /**
    * Notifications to other processes are coalesced to at most one per this interval. Default 1 ms: with
    * 10 ms, live delivery to another process took p99 7.1 ms / p50 1.5 ms in the bench (8 writers, 400
@@ -175,6 +178,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   if (!isValidSchemaName(schema)) throw new Error(`invalid event store schema name ${JSON.stringify(schema)}`)
   const pollIntervalMs = config.pollIntervalMs ?? 1_000
   const pageSize = config.pageSize ?? DEFAULT_PAGE
+  const pageBytes = config.pageBytes ?? DEFAULT_PAGE_BYTES
   const log = deps.log.child({ component: 'eventstore', schema })
   const pool = deps.pool
   const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 1)
@@ -398,13 +402,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     )
 
   /** One page for a subscriber: the items to deliver, and where its cursor is after the page. */
-  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string): Promise<{ items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }> => {
+  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string, limit: number): Promise<{ items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }> => {
     if (prefix === undefined) {
-      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, pageSize, below], rowMode: 'array' })
+      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, limit, below], rowMode: 'array' })
       const items = rows.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem(row)] as const)
       return { items, scanned: rows.length, next: items.at(-1)?.[0] ?? cursor }
     }
-    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, pageSize, prefixPattern(prefix), below], rowMode: 'array' })
+    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, limit, prefixPattern(prefix), below], rowMode: 'array' })
     const items = rows.filter((row) => row[2] === true).map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
     const last = rows.at(-1)
     return { items, scanned: rows.length, next: last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) } }
@@ -436,6 +440,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let failureBackoff = 100
       // Kept while pages come back full (more lies below it); taken again after a shorter page.
       let horizon: Horizon | undefined
+      // Pages bounded by bytes as well as by count (page-bytes.ts).
+      const sizer = makePageSizer(pageSize, pageBytes)
       try {
         while (!stopping) {
           woken = false
@@ -444,8 +450,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           try {
             horizon ??= await readHorizon(pool)
             const { waitingFor } = horizon
-            page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below)
-            if (page.scanned < pageSize) horizon = undefined
+            const limit = sizer.limit()
+            page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below, limit)
+            if (page.scanned < limit) horizon = undefined
+            sizer.observe(page.items.map(([, item]) => item))
             // Held back only if an append was in flight; otherwise what commits later notifies.
             if (page.scanned === 0 && waitingFor > 0) {
               const rows = await query({ ...sql.beyond, values: [cursor.txId, cursor.position], rowMode: 'array' })
