@@ -14,9 +14,9 @@ import { cleanUp } from './support/shared-log.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** The default run, in this order (projections needs the shared log before the store figures append to it). */
-const DEFAULT_GROUPS = ['notifications', 'projections', 'store', 'scale', 'cli']
-const DEFAULTS: BenchSizes = { events: 100_000, largeEvents: 1_000_000, notifications: 20_000, appendSeconds: 3, rounds: 2, liveSeconds: 8, liveRate: 400, soakMinutes: 0 }
-const QUICK: BenchSizes = { events: 4_000, largeEvents: 12_000, notifications: 300, appendSeconds: 0.5, rounds: 1, liveSeconds: 1, liveRate: 200, soakMinutes: 0 }
+const DEFAULT_GROUPS = ['notifications', 'memory', 'projections', 'store', 'scale', 'cli']
+const DEFAULTS: BenchSizes = { events: 100_000, largeEvents: 1_000_000, notifications: 20_000, appendSeconds: 3, rounds: 2, liveSeconds: 8, liveRate: 400, soakMinutes: 0, orders: 0 }
+const QUICK: BenchSizes = { events: 4_000, largeEvents: 12_000, notifications: 300, appendSeconds: 0.5, rounds: 1, liveSeconds: 1, liveRate: 200, soakMinutes: 0, orders: 0 }
 
 const modules = readdirSync(here)
   .filter((f) => f.endsWith('.ts') && !['run.ts', 'types.ts'].includes(f))
@@ -40,6 +40,8 @@ Options:
   --live-seconds S        seconds of live traffic for live delivery (default ${String(DEFAULTS.liveSeconds)})
   --live-rate N           events/s the 8 live writers append together (default ${String(DEFAULTS.liveRate)})
   --soak-minutes M        keep redelivering to satang up for M minutes while its RSS is sampled (default 0: one pass)
+  --orders N              the memory group also measures with N checkouts in the log (the issue's larger size:
+                          200,000; default none: only --notifications of them)
   --rebuild-command       the Memory step (group scale) runs satang project --rebuild, one pass per read
                           model, instead of satang project from empty read models (one pass for all)
   --out FILE              where the JSON goes (default bench/results/latest.json)
@@ -61,6 +63,7 @@ const { values } = parseArgs({
     'live-seconds': { type: 'string' },
     'live-rate': { type: 'string' },
     'soak-minutes': { type: 'string' },
+    orders: { type: 'string' },
     'rebuild-command': { type: 'boolean' },
     out: { type: 'string', default: join(here, 'results', 'latest.json') },
     help: { type: 'boolean', short: 'h' },
@@ -89,6 +92,7 @@ const sizes: BenchSizes = {
   liveSeconds: number('live-seconds', values['live-seconds'], base.liveSeconds, 0.5),
   liveRate: number('live-rate', values['live-rate'], base.liveRate, 8),
   soakMinutes: number('soak-minutes', values['soak-minutes'], base.soakMinutes, 0),
+  orders: number('orders', values.orders, base.orders, 0),
 }
 if (sizes.largeEvents <= sizes.events) fail(`--large-events (${String(sizes.largeEvents)}) must be larger than --events (${String(sizes.events)})`)
 const selected = values.only === undefined ? DEFAULT_GROUPS : values.only.split(',').map((s) => s.trim())

@@ -39,6 +39,8 @@ export type BenchSizes = {
   readonly liveRate: number
   /** Minutes of redeliveries after the new notifications, to watch the RSS of `satang up` (0: one pass). */
   readonly soakMinutes: number
+  /** Checkouts in the log for the memory group's second, larger size (0: none). */
+  readonly orders: number
 }
 
 export type BenchContext = {

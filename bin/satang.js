@@ -45,6 +45,9 @@ if (!recentEnough(process.versions.node)) {
   // NODE_COMPILE_CACHE, or NODE_DISABLE_COMPILE_CACHE=1, overrides it). Node checks every entry against
   // its source, so an edited file is compiled afresh.
   if (process.env.NODE_COMPILE_CACHE === undefined) module.enableCompileCache?.(fileURLToPath(new URL('../node_modules/.cache/satang-compile', import.meta.url)))
+  // `up`, `project` and `relay` run with a heap sized for a container (bin/heap.js).
+  const { restartWithHeapFlags } = await import('./heap.js')
+  restartWithHeapFlags(process.argv)
   const compiled = new URL('../dist/cli.js', import.meta.url)
   const fromSource = fileURLToPath(new URL('../src', import.meta.url)).includes('/node_modules/') === false
   const entry = fromSource || !existsSync(compiled) ? new URL('../src/cli.ts', import.meta.url) : compiled

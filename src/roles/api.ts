@@ -82,6 +82,15 @@ const registerStreamCacheMetrics = (registry: Registry, cache: AggregateStreamCa
   const counter = (name: string, help: string, value: (s: StreamCacheStats) => number): void => scrapedCounter(registry, { name, help }, () => [{ labels: {}, value: value(cache.stats()) }])
   counter('satang_stream_cache_hits_total', 'commands decided on a cached stream state (no read)', (s) => s.hits)
   counter('satang_stream_cache_misses_total', 'commands that read their stream', (s) => s.misses)
+  new Gauge({
+    name: 'satang_stream_cache_bytes',
+    help: 'about how many bytes the cached stream states hold (SATANG_STREAM_CACHE_BYTES at most)',
+    registers: [registry],
+    collect() {
+      this.set(cache.stats().bytes)
+    },
+  })
+  counter('satang_stream_cache_evictions_total', 'streams dropped to stay within SATANG_STREAM_CACHE_SIZE and SATANG_STREAM_CACHE_BYTES', (s) => s.evictions)
 }
 
 /** `/readyz` of the API role: the event store answers (its head is read) and the read-model database answers. */
@@ -138,7 +147,7 @@ export const startApiRole = async (ctx: ProcessContext): Promise<ApiRole> => {
     // Known once the HTTP service listens (SATANG_HTTP_PORT may be 0); nothing is sent before that.
     const callbacks: { urls?: CallbackUrls; publicUrl?: string } = {}
     const stopping = new AbortController()
-    const streamCache = makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE)
+    const streamCache = makeAggregateStreamCache(config.SATANG_STREAM_CACHE_SIZE, config.SATANG_STREAM_CACHE_BYTES)
     registerStreamCacheMetrics(ctx.metrics, streamCache)
     const streamLocks = makePostgresStreamLocks({ pool: db.pool, log })
     closers.push(streamLocks.close)

@@ -213,3 +213,63 @@ describe('the stream cache is never wrong', () => {
     )
   }, 120_000)
 })
+
+describe('the stream cache within its byte budget', () => {
+  it('filled past SATANG_STREAM_CACHE_BYTES it evicts the least recently used streams (its byte count never above the budget), and a command on an evicted stream, moved meanwhile by another writer, decides on the latest state', async () => {
+    const budget = 4_096
+    const cache = makeStreamCache(1_000, budget)
+    const states = cache.scope<TallyState>()
+    const run = `tally-budget-${randomUUID()}`
+    const streams = Array.from({ length: 40 }, (_, i) => `${run}-${String(i)}`)
+    const handle = async (stream: string, key: string, decisions: Array<Current<TallyState>> = []) => {
+      const r = await handleCommand(store, stream, numberedTally, tallyCodec(stream), (current) => (decisions.push(current), { key }), { cache: states })()
+      if (E.isLeft(r)) throw new Error(`${stream} ${key}: ${r.left._tag}`)
+      return r.right
+    }
+    // Each stream gets three keys (each command after the first decided on its cached state).
+    const byteCounts: number[] = []
+    for (const stream of streams) {
+      for (const key of ['a', 'b', 'c']) await handle(stream, key)
+      byteCounts.push(cache.stats().bytes)
+    }
+    const stats = cache.stats()
+    // Far fewer streams kept than written (the count cap of 1,000 never bound), and never more bytes than the budget.
+    expect(Math.max(...byteCounts)).toBeLessThanOrEqual(budget)
+    expect(stats.bytes).toBeGreaterThan(budget / 2)
+    expect(stats.size).toBeLessThan(streams.length)
+    expect(stats.size).toBeGreaterThan(0)
+    expect(stats.evictions).toBeGreaterThanOrEqual(streams.length - stats.size)
+    // The oldest streams are the ones gone; the newest are there, at their revision.
+    const evicted = streams[0] ?? ''
+    const newest = streams.at(-1) ?? ''
+    expect(states.get(evicted)).toBeUndefined()
+    expect(states.get(newest)?.revision).toBe(2n)
+
+    // Another writer (no cache) moves the evicted stream on; the cache's command reads it and decides on it.
+    await handleCommand(store, evicted, numberedTally, tallyCodec(evicted), () => ({ key: 'by-another-writer' }))()
+    const misses = cache.stats().misses
+    const decisions: Array<Current<TallyState>> = []
+    const handled = await handle(evicted, 'd', decisions)
+    expect(cache.stats().misses).toBe(misses + 1)
+    expect(decisions.map((d) => d.revision)).toEqual([3n])
+    expect(decisions[0]?.state.keys.has('by-another-writer')).toBe(true)
+    expect(handled.revision).toBe(4n)
+    const events = await storedTally(evicted)
+    expectEveryDecisionOnTheLatestState(events)
+    expect(events.map((e) => e.key)).toEqual(['a', 'b', 'c', 'by-another-writer', 'd'])
+    // Cached again, within the budget still.
+    expect(states.get(evicted)?.revision).toBe(4n)
+    expect(cache.stats().bytes).toBeLessThanOrEqual(budget)
+  }, 60_000)
+
+  it('a state larger than the whole budget is not kept, and a budget of 0 keeps nothing', () => {
+    const small = makeStreamCache(10, 300).scope<{ readonly text: string }>()
+    small.set('s', { state: { text: 'x'.repeat(400) }, revision: 0n })
+    expect(small.get('s')).toBeUndefined()
+    const none = makeStreamCache(10, 0)
+    const scope = none.scope<number>()
+    scope.set('s', { state: 1, revision: 0n })
+    expect(scope.get('s')).toBeUndefined()
+    expect(none.stats()).toMatchObject({ size: 0, bytes: 0 })
+  })
+})

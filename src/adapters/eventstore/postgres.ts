@@ -60,6 +60,7 @@ import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
+import { DEFAULT_PAGE_BYTES, makePageSizer } from './page-bytes.ts'
 
 export type PostgresEventStoreConfig = {
   /** The schema that `migrateEventStore` created. Default `eventstore`. */
@@ -68,6 +69,8 @@ export type PostgresEventStoreConfig = {
   readonly pollIntervalMs?: number
   /** Events per read while a subscriber catches up. Default 1000. */
   readonly pageSize?: number
+  /** Bytes of decoded events per read while a subscriber catches up (estimated; fewer events per read when they are large). Default 8 MiB. */
+  readonly pageBytes?: number
   /**
    * Notifications to other processes are coalesced to at most one per this interval. Default 1 ms: with
    * 10 ms, live delivery to another process took p99 7.1 ms / p50 1.5 ms in the bench (8 writers, 400
@@ -180,6 +183,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   if (!isValidSchemaName(schema)) throw new Error(`invalid event store schema name ${JSON.stringify(schema)}`)
   const pollIntervalMs = config.pollIntervalMs ?? 1_000
   const pageSize = config.pageSize ?? DEFAULT_PAGE
+  const pageBytes = config.pageBytes ?? DEFAULT_PAGE_BYTES
   const log = deps.log.child({ component: 'eventstore', schema })
   const pool = deps.pool
   const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 1)
@@ -412,13 +416,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   type Page = { items: ReadonlyArray<readonly [Cursor, ReadItem]>; scanned: number; next: Cursor }
 
   /** One page for a subscriber: the items to deliver, and where its cursor is after the page. */
-  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string): Promise<Page> => {
+  const subscriptionPage = async (cursor: Cursor, prefix: string | undefined, below: string, limit: number): Promise<Page> => {
     if (prefix === undefined) {
-      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, pageSize, below], rowMode: 'array' })
+      const rows = await query({ ...sql.readAll, values: [cursor.txId, cursor.position, limit, below], rowMode: 'array' })
       const items = rows.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem(row)] as const)
       return { items, scanned: rows.length, next: items.at(-1)?.[0] ?? cursor }
     }
-    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, pageSize, prefixPattern(prefix), below], rowMode: 'array' })
+    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, limit, prefixPattern(prefix), below], rowMode: 'array' })
     const items = rows.filter((row) => row[2] === true).map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
     const last = rows.at(-1)
     return { items, scanned: rows.length, next: last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) } }
@@ -429,10 +433,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
    * database predates that function (a role started before `satang migrate` ran): same answer.
    */
   let liveInOneCall = true
-  const horizonAndPage = async (cursor: Cursor, prefix: string | undefined): Promise<{ horizon: Horizon; page: Page }> => {
+  const horizonAndPage = async (cursor: Cursor, prefix: string | undefined, limit: number): Promise<{ horizon: Horizon; page: Page }> => {
     if (liveInOneCall) {
       try {
-        const rows = await query({ ...sql.readLive, values: [cursor.txId, cursor.position, pageSize, prefix === undefined ? null : prefixPattern(prefix)], rowMode: 'array' })
+        const rows = await query({ ...sql.readLive, values: [cursor.txId, cursor.position, limit, prefix === undefined ? null : prefixPattern(prefix)], rowMode: 'array' })
         const [header, ...events] = rows
         const below = header?.[0]
         const waitingFor = header?.[1]
@@ -449,7 +453,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       }
     }
     const horizon = await readHorizon(pool)
-    return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below) }
+    return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below, limit) }
   }
 
   const subscribeToAll = (options: SubscribeOptions, handler: SubscriptionHandler): Subscription => {
@@ -478,21 +482,25 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let failureBackoff = 100
       // Kept while pages come back full (more lies below it); taken again after a shorter page.
       let horizon: Horizon | undefined
+      // Pages bounded by bytes as well as by count (page-bytes.ts).
+      const sizer = makePageSizer(pageSize, pageBytes)
       try {
         while (!stopping) {
           woken = false
           let page: Awaited<ReturnType<typeof subscriptionPage>>
           let beyond = false
           try {
+            const limit = sizer.limit()
             if (horizon === undefined) {
-              const both = await horizonAndPage(cursor, options.streamNamePrefix)
+              const both = await horizonAndPage(cursor, options.streamNamePrefix, limit)
               horizon = both.horizon
               page = both.page
             } else {
-              page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below)
+              page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below, limit)
             }
             const { waitingFor } = horizon
-            if (page.scanned < pageSize) horizon = undefined
+            if (page.scanned < limit) horizon = undefined
+            sizer.observe(page.items.map(([, item]) => item))
             // Held back only if an append was in flight; otherwise what commits later notifies.
             if (page.scanned === 0 && waitingFor > 0) {
               const rows = await query({ ...sql.beyond, values: [cursor.txId, cursor.position], rowMode: 'array' })

@@ -1,0 +1,161 @@
+// Memory (issue 31): the RSS of satang at its start and at its peak, for `satang up` and for each role
+// alone, with --notifications checkouts in the log (default 20,000) and, with --orders N, again with N
+// (the issue's larger size: 200,000), against the container targets. Each process is started from the
+// CLI on its own copy of one loaded database (CREATE DATABASE … TEMPLATE), with empty read models:
+//   satang up                  catches up the log, then N new notifications (verified, recorded, answered)
+//   satang up --role api       N new notifications, nothing projected
+//   satang up --role projector catches up the log
+// "Start" is the RSS once the process is up and (for up and projector) caught up; "peak" is its VmHWM
+// over catch-up and load. The probe (bench/support/memory-probe.ts, loaded with --import) logs the
+// JavaScript heap, external and array-buffer memory of the same moments, kept in the JSON's detail, to
+// tell native memory from JavaScript objects. The floor: a bare node with the same heap flags that
+// imports satang's modules and does nothing (the baseline; ratio = floor ÷ satang, 1 = no more than Node
+// with satang's code loaded).
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { HEAP_FLAGS } from '../bin/heap.js'
+import { loadSigningVectors } from '../test/support/vectors.ts'
+import type { BenchContext, BenchResult, Target } from './types.ts'
+import { createBenchDatabase } from './support/databases.ts'
+import { MERCHANT_ID } from './support/event-log.ts'
+import { memoryOf, runJson, runNode, supportScript } from './support/processes.ts'
+import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
+import { startSandboxProcess } from './support/sandbox-process.ts'
+import { compact, fmt, latencyRatio, round } from './support/stats.ts'
+import { signedBodies } from './notifications.ts'
+
+const CONCURRENCY = 32
+const PROBE = supportScript('memory-probe.ts')
+const MAIN = new URL('../src/main.ts', import.meta.url).href
+const CLI = new URL('../src/cli.ts', import.meta.url).href
+
+/** One line of the probe: MiB. */
+type ProbeLine = { readonly at: number; readonly rss: number; readonly heapTotal: number; readonly heapUsed: number; readonly external: number; readonly arrayBuffers: number }
+
+const probeLines = (file: string): ProbeLine[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ProbeLine)
+
+const breakdown = (l: ProbeLine | undefined): Record<string, number> | null =>
+  l === undefined ? null : { rss: l.rss, heapTotal: l.heapTotal, heapUsed: l.heapUsed, external: l.external, arrayBuffers: l.arrayBuffers, nativeOutsideHeap: round(l.rss - l.heapTotal - l.external, 1) }
+
+/** Node with the heap flags and satang's modules imported, idle: its RSS in MiB and the probe's view of it. */
+const measureFloor = async (): Promise<{ rss: number; line: ProbeLine }> => {
+  const code = `await import(${JSON.stringify(MAIN)}); await import(${JSON.stringify(CLI)}); await new Promise((r) => setTimeout(r, 3000));
+const m = process.memoryUsage(); const mib = (n) => Math.round(n / 2 ** 17) / 8;
+process.stdout.write(JSON.stringify({ at: 0, rss: mib(m.rss), heapTotal: mib(m.heapTotal), heapUsed: mib(m.heapUsed), external: mib(m.external), arrayBuffers: mib(m.arrayBuffers) }))`
+  const r = await runNode([...HEAP_FLAGS, '--input-type=module', '-e', code])
+  if (r.code !== 0) throw new Error(`the floor process exited ${String(r.code)}: ${r.stderr.slice(-1000)}`)
+  const line = JSON.parse(r.stdout) as ProbeLine
+  return { rss: line.rss, line }
+}
+
+type Role = 'all' | 'api' | 'projector'
+const LABEL: Record<Role, string> = { all: 'satang up', api: 'satang up --role api', projector: 'satang up --role projector' }
+/** The issue's targets (MiB): at start, at peak. */
+const TARGETS: Record<Role, { start: number; peak: number }> = { all: { start: 256, peak: 300 }, api: { start: 200, peak: 200 }, projector: { start: 200, peak: 200 } }
+
+type Measured = { start: number; peak: number; startLine: ProbeLine | undefined; peakLine: ProbeLine | undefined; seconds: number }
+
+export async function run(ctx: BenchContext): Promise<BenchResult[]> {
+  const n = ctx.sizes.notifications
+  const sizes = [n, ...(ctx.sizes.orders > n ? [ctx.sizes.orders] : [])]
+  const vectors = loadSigningVectors()
+  const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'))
+  const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
+  writeFileSync(files.merchantPublic, vectors.keys.merchant.public_key_pem)
+  writeFileSync(files.merchantPrivate, vectors.keys.merchant.private_key_pem)
+  writeFileSync(files.gatewayPrivate, vectors.keys.gateway.private_key_pem)
+  writeFileSync(files.gatewayPublic, vectors.keys.gateway.public_key_pem)
+  const out: BenchResult[] = []
+  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
+  const admin = new pg.Client({ connectionString: ctx.databaseUrl })
+  await admin.connect()
+  const dropped: string[] = []
+  try {
+    const bodies = await signedBodies(ctx, files.gatewayPrivate, n)
+    const floor = await measureFloor()
+    ctx.progress(`memory: the floor (node ${HEAP_FLAGS.join(' ')}, satang's modules imported, idle) ${String(floor.rss)} MiB`)
+    out.push({ name: `Node's floor: bare node with the heap flags and satang's modules imported (baseline of the memory rows)`, value: round(floor.rss), unit: 'MB', detail: breakdown(floor.line) })
+
+    for (const orders of sizes) {
+      const at = `${compact(orders)} orders in the log`
+      ctx.progress(`memory, ${at}: loading ${fmt(orders)} checkouts…`)
+      const base = await createBenchDatabase(ctx.databaseUrl, 'memory', ctx.log)
+      dropped.push(base.name)
+      await base.pool.end()
+      // Two loaders side by side for the larger sizes.
+      const half = Math.ceil(orders / 2)
+      await Promise.all([0, 1].map((w) => runJson('load-log.ts', [base.url, 'checkouts', String(w * half), String(Math.max(0, Math.min(half, orders - w * half)))])))
+
+      for (const role of ['all', 'api', 'projector'] as const) {
+        const name = `satang_bench_memory_${role}_${randomUUID().replaceAll('-', '').slice(0, 8)}`
+        await admin.query(`create database "${name}" template "${base.name}"`)
+        dropped.push(name)
+        const url = new URL(ctx.databaseUrl)
+        url.pathname = `/${name}`
+        const pool = new pg.Pool({ connectionString: url.toString(), max: 2 })
+        const probe = join(dir, `probe-${role}-${String(orders)}.jsonl`)
+        writeFileSync(probe, '')
+        let satang: SatangProcess | undefined
+        const env = { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${PROBE}`.trim(), MEMORY_PROBE_FILE: probe, MEMORY_PROBE_MS: '500' }
+        const saved = { NODE_OPTIONS: process.env['NODE_OPTIONS'], MEMORY_PROBE_FILE: process.env['MEMORY_PROBE_FILE'], MEMORY_PROBE_MS: process.env['MEMORY_PROBE_MS'] }
+        try {
+          ctx.progress(`memory, ${at}: ${LABEL[role]}…`)
+          const t0 = performance.now()
+          // startSatang passes the bench's environment on (without SATANG_*): the probe goes in through it.
+          Object.assign(process.env, env)
+          try {
+            satang = await startSatang(role, {
+              SATANG_DATABASE_URL: url.toString(),
+              SATANG_GATEWAY_BASE_URL: sandbox.url,
+              SATANG_MERCHANT_ID: MERCHANT_ID,
+              SATANG_MERCHANT_PRIVATE_KEY_FILE: files.merchantPrivate,
+              SATANG_GATEWAY_PUBLIC_KEY_FILE: files.gatewayPublic,
+              SATANG_API_TOKENS: 'bench:bench-notifications-token-0123456789:payments:write+read+audit',
+              SATANG_RECONCILE_SCHEDULER: 'off',
+            })
+          } finally {
+            for (const [k, v] of Object.entries(saved)) {
+              if (v === undefined) delete process.env[k]
+              else process.env[k] = v
+            }
+          }
+          if (role !== 'api') await waitForProjections(pool, ctx.log, 3_600_000, ctx.progress)
+          await new Promise((r) => setTimeout(r, 2_000))
+          const start = (await memoryOf(satang.running.pid))?.rss ?? Number.NaN
+          const startLine = probeLines(probe).at(-1)
+          if (role !== 'projector') {
+            const load = await runJson<{ sent: number; failures: number; firstFailure: string | null }>('notify-load.ts', [satang.url, bodies, String(CONCURRENCY)])
+            if (load.failures > 0) throw new Error(`${LABEL[role]}: ${String(load.failures)} notifications not answered SUCCESS (first: ${load.firstFailure ?? ''})`)
+          }
+          const peak = (await memoryOf(satang.running.pid))?.peak ?? Number.NaN
+          const lines = probeLines(probe)
+          const peakLine = lines.reduce<ProbeLine | undefined>((a, b) => (a === undefined || b.rss > a.rss ? b : a), undefined)
+          const m: Measured = { start, peak, startLine, peakLine, seconds: (performance.now() - t0) / 1000 }
+          ctx.progress(`  start ${String(round(m.start))} MiB (heap used ${String(startLine?.heapUsed ?? '?')}), peak ${String(round(m.peak))} MiB`)
+          const what = role === 'projector' ? 'catching up the log' : role === 'api' ? `${fmt(n)} new notifications` : `catching up the log, then ${fmt(n)} new notifications`
+          const target = (value: number): Target[] => [{ on: 'value', op: '<=', value }]
+          out.push(
+            { name: `RSS of ${LABEL[role]} at start (${role === 'api' ? 'up' : 'up and caught up'}), ${at}`, value: round(m.start), unit: 'MB', baseline: { name: 'the floor', value: round(floor.rss) }, ratio: latencyRatio(m.start, floor.rss), targets: target(TARGETS[role].start), detail: { start: breakdown(startLine) } },
+            { name: `RSS of ${LABEL[role]} at peak (${what}), ${at}`, value: round(m.peak), unit: 'MB', baseline: { name: 'the floor', value: round(floor.rss) }, ratio: latencyRatio(m.peak, floor.rss), targets: target(TARGETS[role].peak), detail: { highestSample: breakdown(peakLine), seconds: round(m.seconds) } },
+          )
+        } finally {
+          await satang?.running.stop()
+          await pool.end()
+        }
+      }
+    }
+    return out
+  } finally {
+    for (const name of dropped.reverse()) await admin.query(`drop database if exists "${name}" with (force)`).catch(() => undefined)
+    await admin.end()
+    await sandbox.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
