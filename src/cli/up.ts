@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { configWarnings } from '../config.ts'
-import { ConfigurationError, DataDirInUse, StartupError, loadConfig, rootLogger } from '../composition/startup.ts'
+import { ConfigurationError, StartupError, rootLogger } from '../composition/startup.ts'
 import { ROLES, isRoleChoice } from '../roles/role.ts'
 import { migrate, openDatabaseForTool } from '../composition/database.ts'
 import { startProcess } from '../main.ts'

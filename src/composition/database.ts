@@ -12,6 +12,7 @@ import { connectionRoleOf, ensureSatangRoles, isValidRoleName } from '../platfor
 import { loadOrCreateRolePasswords } from '../local-secrets.ts'
 import { PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, type ReadModels } from '../projections/index.ts'
 import { DataDirInUse, StartupError, dataPath } from './startup.ts'
+import type * as EsdbAdapter from '../adapters/eventstore/esdb.ts'
 
 export const EVENT_STORE_SCHEMA = 'eventstore'
 export { READ_MODEL_SCHEMA }
@@ -65,7 +66,7 @@ const serviceRoleOf = (url: string): string => {
  * The EventStoreDB adapter, whose gRPC client is some 150 modules: loaded by `openDatabase` and
  * `openDatabaseForTool` only when SATANG_EVENT_STORE=eventstoredb, so no other run loads it.
  */
-let esdbAdapter: typeof import('../adapters/eventstore/esdb.ts') | undefined
+let esdbAdapter: typeof EsdbAdapter | undefined
 const loadEventStoreAdapter = async (config: Pick<Config, 'SATANG_EVENT_STORE'>): Promise<void> => {
   if (config.SATANG_EVENT_STORE === 'eventstoredb' && esdbAdapter === undefined) esdbAdapter = await import('../adapters/eventstore/esdb.ts')
 }

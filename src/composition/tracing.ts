@@ -1,4 +1,4 @@
-import { startTracing, type Tracing, type TracingSettings } from '../adapters/telemetry/tracing.ts'
+import { tracingStarted, type Tracing, type TracingSettings } from '../adapters/telemetry/tracing.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
 
@@ -17,6 +17,14 @@ export const tracingSettingsOf = (config: Config, role: string, version: string)
   resourceAttributes: config.OTEL_RESOURCE_ATTRIBUTES ?? {},
   scheduleDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
 })
+
+/** Starts tracing when `settings.url` is set (the SDK and exporters are loaded only then); one per process. */
+export const startTracing = async (settings: TracingSettings, log: Logger): Promise<Tracing> => {
+  if (settings.url === undefined) return { enabled: false, shutdown: async () => undefined }
+  if (tracingStarted()) throw new Error('tracing is already started in this process')
+  const { startSdk } = await import('../adapters/telemetry/start-tracing.ts')
+  return startSdk(settings, settings.url, log)
+}
 
 /** Starts this process's tracing (off unless an OTLP endpoint is configured). */
 export const startProcessTracing = (config: Config, role: string, version: string, log: Logger): Promise<Tracing> => startTracing(tracingSettingsOf(config, role, version), log)

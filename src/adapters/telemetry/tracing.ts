@@ -1,6 +1,5 @@
 import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api'
-import type { Logger } from '../../logger.ts'
-import { EnterableContextManager } from './context.ts'
+import type { EnterableContextManager } from './context.ts'
 import type { OtlpProtocol, SamplerName } from './settings.ts'
 
 /**
@@ -42,13 +41,8 @@ export const setActiveTracing = (tracer: Tracer | undefined, contexts?: Enterabl
   active = tracer === undefined || contexts === undefined ? undefined : { tracer, contexts }
 }
 
-/** Starts tracing when `settings.url` is set (the SDK and exporters are loaded only then); one per process. */
-export const startTracing = async (settings: TracingSettings, log: Logger): Promise<Tracing> => {
-  if (settings.url === undefined) return { enabled: false, shutdown: async () => undefined }
-  if (active !== undefined) throw new Error('tracing is already started in this process')
-  const { startSdk } = await import('./start-tracing.ts')
-  return startSdk(settings, settings.url, log)
-}
+/** Whether a tracing is started in this process already (one per process; start-tracing.ts). */
+export const tracingStarted = (): boolean => active !== undefined
 
 /** The W3C `traceparent` of the span current now, when tracing is on and a span is current. */
 export const currentTraceparent = (): string | undefined => {

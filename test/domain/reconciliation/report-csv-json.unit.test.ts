@@ -9,6 +9,7 @@ import { quietReport, twoDayReport } from './report-fixtures.ts'
 const OUTCOMES = ['matched', 'healed', 'pending', 'unchecked', 'acknowledged', 'breaks'] as const
 const DAY_NUMBERS = [
   ...OUTCOMES.flatMap((o) => [`${o}_count`, `${o}_satang`, o]),
+  ...['payments', 'refunds'].flatMap((k) => ['matched', 'healed'].flatMap((o) => [`${k}_${o}_count`, `${k}_${o}_satang`, `${k}_${o}`])),
   'at_stake_satang',
   'at_stake',
   'open_breaks_now',
@@ -22,18 +23,21 @@ describe('the reconciliation report as CSV', () => {
   it('days.csv: one row per day, satang and baht per outcome, at stake, breaks open now, count and satang at stake per class', () => {
     expect(daysTable(twoDayReport())).toEqual({
       file: 'days.csv',
-      columns: ['day', 'verdict', 'run_id', 'reconciled_at', ...DAY_NUMBERS],
+      columns: ['day', 'verdict', 'run_id', 'reconciled_at', 'reconciled_at_bangkok', ...DAY_NUMBERS],
       numeric: DAY_NUMBERS,
       rows: [
         [
-          '2026-11-20', 'breaks', 'run-1', '2026-11-20T17:30:00.000Z',
+          '2026-11-20', 'breaks', 'run-1', '2026-11-20T17:30:00.000Z', '2026-11-21 00:30:00',
           '2', '123556', '1235.56', '1', '5050', '50.50', '1', '700', '7.00', '1', '900', '9.00', '1', '300', '3.00', '2', '12400', '124.00',
+          // payments matched and healed, then refunds (none matched or healed that day)
+          '2', '123556', '1235.56', '1', '5050', '50.50', '0', '0', '0.00', '0', '0', '0.00',
           '2400', '24.00', '2',
           ...classCells({ amount_mismatch: ['1', '2000'], missing_at_gateway: ['1', '400'], query_failed: ['1', '900'] }),
         ],
         [
-          '2026-11-21', 'not_reconciled', '', '',
+          '2026-11-21', 'not_reconciled', '', '', '',
           ...OUTCOMES.flatMap(() => ['0', '0', '0.00']),
+          ...[1, 2, 3, 4].flatMap(() => ['0', '0', '0.00']),
           '0', '0.00', '0',
           ...classCells({}),
         ],
@@ -46,12 +50,12 @@ describe('the reconciliation report as CSV', () => {
       file: 'breaks.csv',
       columns: [
         'break_id', 'class', 'status', 'item_kind', 'item_id', 'merchant_order_id', 'merchant_refund_id', 'merchant_subscribe_id', 'day',
-        'amount_at_stake_satang', 'amount_at_stake', 'first_seen_at', 'last_seen_at', 'age_days', 'age_bucket', 'detail', 'trace_id', 'observation_key',
+        'amount_at_stake_satang', 'amount_at_stake', 'first_seen_at', 'first_seen_at_bangkok', 'last_seen_at', 'last_seen_at_bangkok', 'age_days', 'age_bucket', 'detail', 'trace_id', 'observation_key',
       ],
       numeric: ['amount_at_stake_satang', 'amount_at_stake', 'age_days'],
       rows: [
-        ['brk-1', 'amount_mismatch', 'open', 'payment', 'ORD-7', 'ORD-7', '', '', '2026-11-20', '2000', '20.00', '2026-11-20T03:00:00.000Z', '2026-11-21T03:00:00.000Z', '2', '2-7', 'amounts differ', 'trace-7', 'obs-7'],
-        ['brk-2', 'missing_at_gateway', 'reopened', 'refund', 'RF-1', 'ORD-8', 'RF-1', '', '2026-11-20', '400', '4.00', '2026-11-20T03:00:00.000Z', '2026-11-21T03:00:00.000Z', '40', '>30', 'no refund at the gateway', '', ''],
+        ['brk-1', 'amount_mismatch', 'open', 'payment', 'ORD-7', 'ORD-7', '', '', '2026-11-20', '2000', '20.00', '2026-11-20T03:00:00.000Z', '2026-11-20 10:00:00', '2026-11-21T03:00:00.000Z', '2026-11-21 10:00:00', '2', '2-7', 'amounts differ', 'trace-7', 'obs-7'],
+        ['brk-2', 'missing_at_gateway', 'reopened', 'refund', 'RF-1', 'ORD-8', 'RF-1', '', '2026-11-20', '400', '4.00', '2026-11-20T03:00:00.000Z', '2026-11-20 10:00:00', '2026-11-21T03:00:00.000Z', '2026-11-21 10:00:00', '40', '>30', 'no refund at the gateway', '', ''],
       ],
     })
   })
@@ -66,11 +70,11 @@ describe('the reconciliation report as CSV', () => {
   it('healed.csv: every healed item, an empty from_status when it had none', () => {
     expect(healedTable(twoDayReport())).toEqual({
       file: 'healed.csv',
-      columns: ['run_id', 'item_kind', 'item_id', 'day', 'from_status', 'to_status', 'amount_satang', 'amount', 'healed_at'],
+      columns: ['run_id', 'item_kind', 'item_id', 'day', 'from_status', 'to_status', 'amount_satang', 'amount', 'healed_at', 'healed_at_bangkok'],
       numeric: ['amount_satang', 'amount'],
       rows: [
-        ['run-1', 'payment', 'ORD-3', '2026-11-20', 'PI', 'PS', '5050', '50.50', '2026-11-20T04:00:00.000Z'],
-        ['run-2', 'payment', 'ORD-9', '2026-11-20', '', 'PF', '100', '1.00', '2026-11-20T04:00:00.000Z'],
+        ['run-1', 'payment', 'ORD-3', '2026-11-20', 'PI', 'PS', '5050', '50.50', '2026-11-20T04:00:00.000Z', '2026-11-20 11:00:00'],
+        ['run-2', 'payment', 'ORD-9', '2026-11-20', '', 'PF', '100', '1.00', '2026-11-20T04:00:00.000Z', '2026-11-20 11:00:00'],
       ],
     })
   })
@@ -94,6 +98,9 @@ const firstDayFigures = {
   unchecked: figure(1, 900),
   breaks: figure(2, 12400),
   acknowledged: figure(1, 300),
+  // apart: the payments, and the refund whose break is missing_at_gateway
+  payments: { matched: figure(2, 123556), healed: figure(1, 5050), pending: figure(1, 700), unchecked: figure(1, 900), breaks: figure(1, 12000), acknowledged: figure(1, 300) },
+  refunds: { matched: figure(0, 0), healed: figure(0, 0), pending: figure(0, 0), unchecked: figure(0, 0), breaks: figure(1, 400), acknowledged: figure(0, 0) },
   by_class: byClass({ amount_mismatch: classFigure(1, 12000, 2000), missing_at_gateway: classFigure(1, 400, 400), query_failed: classFigure(1, 900, 900) }),
   ...amounts(2400, 'at_stake'),
 }
@@ -104,6 +111,8 @@ const emptyFigures = {
   unchecked: figure(0, 0),
   breaks: figure(0, 0),
   acknowledged: figure(0, 0),
+  payments: { matched: figure(0, 0), healed: figure(0, 0), pending: figure(0, 0), unchecked: figure(0, 0), breaks: figure(0, 0), acknowledged: figure(0, 0) },
+  refunds: { matched: figure(0, 0), healed: figure(0, 0), pending: figure(0, 0), unchecked: figure(0, 0), breaks: figure(0, 0), acknowledged: figure(0, 0) },
   by_class: byClass({}),
   ...amounts(0, 'at_stake'),
 }

@@ -11,13 +11,13 @@ describe('the reconciliation report as text', () => {
     expect(reportText(twoDayReport())).toBe(
       lines(
       'Reconciliation report, merchant M1, business days 2026-11-20 to 2026-11-21 (Asia/Bangkok): NOT RECONCILED (no run covered some day)',
-      'as of 2026-11-22T00:00:00.000Z (log position 41); amounts in baht; each figure is items / amount',
+      'as of 2026-11-22 07:00:00 Bangkok (2026-11-22 00:00:00Z UTC) (log position 41); amounts in baht (THB); each figure is items / amount; payments and refunds counted apart',
       '',
-      'DAY         VERDICT             MATCHED     HEALED   PENDING  UNCHECKED      BREAKS  AT STAKE',
-      '----------  --------------  -----------  ---------  --------  ---------  ----------  --------',
-      '2026-11-20  breaks          2 / 1235.56  1 / 50.50  1 / 7.00   1 / 9.00  2 / 124.00     24.00',
-      '2026-11-21  not_reconciled     0 / 0.00   0 / 0.00  0 / 0.00   0 / 0.00    0 / 0.00      0.00',
-      'TOTAL       not_reconciled  2 / 1235.56  1 / 50.50  1 / 7.00   1 / 9.00  2 / 124.00     24.00',
+      'DAY         VERDICT         PAYMENTS MATCHED  REFUNDS MATCHED     HEALED   PENDING  UNCHECKED      BREAKS  AT STAKE',
+      '----------  --------------  ----------------  ---------------  ---------  --------  ---------  ----------  --------',
+      '2026-11-20  breaks              2 / 1,235.56         0 / 0.00  1 / 50.50  1 / 7.00   1 / 9.00  2 / 124.00     24.00',
+      '2026-11-21  not_reconciled          0 / 0.00         0 / 0.00   0 / 0.00  0 / 0.00   0 / 0.00    0 / 0.00      0.00',
+      'TOTAL       not_reconciled      2 / 1,235.56         0 / 0.00  1 / 50.50  1 / 7.00   1 / 9.00  2 / 124.00     24.00',
       '',
       'Breaks by class (items seen by the runs of these days)',
       'CLASS               ITEMS  AMOUNT  AT STAKE',
@@ -39,20 +39,21 @@ describe('the reconciliation report as text', () => {
       'brk-2  missing_at_gateway  reopened  refund RF-1    2026-11-20      4.00  40 d  no refund at the gateway',
       '',
       'Healed items',
-      'ITEM           DAY         FROM  TO  AMOUNT  RUN',
-      '-------------  ----------  ----  --  ------  -----',
-      'payment ORD-3  2026-11-20  PI    PS   50.50  run-1',
-      'payment ORD-9  2026-11-20  —     PF    1.00  run-2',
+      'ITEM           DAY         FROM  TO  AMOUNT  HEALED AT (BANGKOK)  RUN',
+      '-------------  ----------  ----  --  ------  -------------------  -----',
+      'payment ORD-3  2026-11-20  PI    PS   50.50  2026-11-20 11:00:00  run-1',
+      'payment ORD-9  2026-11-20  —     PF    1.00  2026-11-20 11:00:00  run-2',
       '',
       'Ledger check at the end of 2026-11-21 (Asia/Bangkok):',
-      '  gateway receivable (trial balance)                   1500.00',
-      '  expected from the items: paid orders                 2000.00',
+      '  gateway receivable (trial balance)                  1,500.00',
+      '  expected from the items: paid orders                2,000.00',
       '                         + subscription charges         100.00',
       '                         − refunds                      700.00',
-      '                         = expected                    1400.00',
+      '                         = expected                   1,400.00',
       '  DIFFERENCE 100.00: the ledger does not agree with the items',
       '',
-      'Built from runs run-1, run-2; log position 41',      ),
+      'Built from runs run-1, run-2; log position 41',
+      ),
     )
   })
 
@@ -60,11 +61,11 @@ describe('the reconciliation report as text', () => {
     expect(reportText(quietReport())).toBe(
       lines(
       'Reconciliation report, merchant M2, business day 2026-11-20 (Asia/Bangkok): RECONCILED',
-      'as of 2026-11-21T01:00:00.000Z; amounts in baht; each figure is items / amount',
+      'as of 2026-11-21 08:00:00 Bangkok (2026-11-21 01:00:00Z UTC); amounts in baht (THB); each figure is items / amount; payments and refunds counted apart',
       '',
-      'DAY         VERDICT         MATCHED    HEALED   PENDING  UNCHECKED    BREAKS  AT STAKE',
-      '----------  ----------  -----------  --------  --------  ---------  --------  --------',
-      '2026-11-20  reconciled  1 / 2500.00  0 / 0.00  0 / 0.00   0 / 0.00  0 / 0.00      0.00',
+      'DAY         VERDICT     PAYMENTS MATCHED  REFUNDS MATCHED    HEALED   PENDING  UNCHECKED    BREAKS  AT STAKE',
+      '----------  ----------  ----------------  ---------------  --------  --------  ---------  --------  --------',
+      '2026-11-20  reconciled      1 / 2,500.00         0 / 0.00  0 / 0.00  0 / 0.00   0 / 0.00  0 / 0.00      0.00',
       '',
       'Breaks by class (items seen by the runs of these days)',
       '(none)',
@@ -73,14 +74,15 @@ describe('the reconciliation report as text', () => {
       '(no open breaks)',
       '',
       'Ledger check at the end of 2026-11-20 (Asia/Bangkok):',
-      '  gateway receivable (trial balance)                   2500.00',
-      '  expected from the items: paid orders                 2500.00',
+      '  gateway receivable (trial balance)                  2,500.00',
+      '  expected from the items: paid orders                2,500.00',
       '                         + subscription charges           0.00',
       '                         − refunds                        0.00',
-      '                         = expected                    2500.00',
+      '                         = expected                   2,500.00',
       '  the ledger agrees with the items',
       '',
-      'Built from runs (none); log position (empty log)',      ),
+      'Built from runs (none); log position (empty log)',
+      ),
     )
   })
 
@@ -101,7 +103,7 @@ describe('the reconciliation report as text', () => {
     expect(out).toContain('… and 1,002 more (--json and --csv list every one)')
     expect(out).toContain('… and 1,001 more')
     // the ageing counts every open break, listed or not
-    expect(out).toContain('amount_mismatch  2-7          1,052  21040.00')
+    expect(out).toContain('amount_mismatch  2-7          1,052  21,040.00')
   })
 
   it('exactly 50 open breaks and 50 healed items: every one listed, no "more" line', () => {
