@@ -116,7 +116,7 @@ const checkPage = async (name: string, url: string, opts: { readonly signedIn: b
 const signIn = async (page: Page): Promise<void> => {
   await page.goto(`${base}/console/sign-in`)
   await page.fill('input[name="token"]', TOKEN)
-  await Promise.all([page.waitForURL(/\/console(\?|$)/), page.click('button:has-text("Sign in")')])
+  await Promise.all([page.waitForURL(/\/console(\?|$)/), page.click('#token-sign-in button')])
 }
 
 const amountBreakId = async (): Promise<string> => {

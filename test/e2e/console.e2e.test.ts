@@ -192,7 +192,7 @@ describe.skipIf(!hasChromium)('the console in Chromium at 375 px', () => {
     await page.goto(`${base}/console`)
     await shot('sign-in')
     await page.fill('input[name="token"]', FULL)
-    await page.click('button:has-text("Sign in")')
+    await page.click('#token-sign-in button')
     await page.waitForURL(`${base}/console`)
     expect(page.url()).not.toContain(FULL)
     expect(await page.content()).not.toContain(FULL)
