@@ -11,7 +11,7 @@ import { makeKnex, makePostgresPool } from '../platform/postgres/pool.ts'
 import { connectionRoleOf, ensureSatangRoles, isValidRoleName } from '../platform/postgres/roles.ts'
 import { loadOrCreateRolePasswords } from '../local-secrets.ts'
 import { PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, type ReadModels } from '../projections/index.ts'
-import { DataDirInUse, StartupError, dataPath } from './startup.ts'
+import { ConfigurationError, DataDirInUse, StartupError, dataPath } from './startup.ts'
 import type * as EsdbAdapter from '../adapters/eventstore/esdb.ts'
 
 export const EVENT_STORE_SCHEMA = 'eventstore'
@@ -224,7 +224,8 @@ export const checkServiceRole = async (db: Database, config: Config, log: Logger
   const role = await connectionRoleOf(db.pool, EVENT_STORE_SCHEMA)
   if (role.superuser) {
     if (!allowSuperuser) {
-      throw new StartupError(
+      // A configuration to change (exit 2, as for every bad setting), not a runtime failure.
+      throw new ConfigurationError(
         `SATANG_DATABASE_URL connects as ${role.user}, a PostgreSQL superuser, which can change or delete events behind every trigger. ` +
           'Connect as a service role that may only read and append (docs/operations.md "Least privilege": the SQL to create it, and SATANG_DATABASE_OWNER_URL for migrations), ' +
           'or, for a test database only, pass --allow-superuser',
