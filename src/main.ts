@@ -6,7 +6,7 @@ import { makeHttpServer, makeMetricsRegistry, makeMetricsServer, registeredRoute
 import type { EventStore } from './application/ports/event-store.ts'
 import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
-import { ConfigurationError, StartupError } from './composition/startup.ts'
+import { ConfigurationError, StartupError, StartupFailure } from './composition/startup.ts'
 import { startProcessTracing } from './composition/tracing.ts'
 import { observedEventStore } from './adapters/telemetry/observed-store.ts'
 import { observedGateway } from './adapters/telemetry/observed-gateway.ts'
@@ -25,7 +25,7 @@ import { startSchedulerRole } from './roles/scheduler.ts'
  * event store, the gateway) it is the only code that wires adapters; the CLI calls it.
  */
 
-export { ConfigurationError, DataDirInUse, StartupError, dataPath, loadConfig, rootLogger } from './composition/startup.ts'
+export { ConfigurationError, DataDirInUse, StartupError, StartupFailure, dataPath, loadConfig, rootLogger } from './composition/startup.ts'
 export { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, makeEventStore, migrate, openDatabase, openDatabaseForTool, readModelsOf, withEventTable, type Database } from './composition/database.ts'
 export { SANDBOX_MERCHANT_ID, clientFor, connectGateway, merchantIdOf, statusTables, type GatewayConnection } from './composition/gateway.ts'
 export { apiTokens, callbackUrlsOf } from './roles/api.ts'
@@ -134,7 +134,7 @@ const metricsTokenOf = async (config: Config): Promise<{ readonly matcher: Token
 
 const listenError = (variable: string, port: number) => (e: unknown): never => {
   const code = e instanceof Error && 'code' in e ? String(e.code) : undefined
-  throw new StartupError(`${variable}: cannot listen on port ${String(port)}: ${code === 'EADDRINUSE' ? 'the address is in use' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e)}`)
+  throw new StartupFailure(`${variable}: cannot listen on port ${String(port)}: ${code === 'EADDRINUSE' ? 'the address is in use' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e)}`)
 }
 
 /**
@@ -175,7 +175,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     // The first statement on the database: when it cannot be reached, a start-up failure (exit 3, as satang migrate), not a crash.
     const before = await checkServiceRole(db, config, log, options.allowSuperuser === true).catch((e: unknown) => {
       if (e instanceof StartupError) throw e
-      throw new StartupError(`the database cannot be reached (${db.description}): ${e instanceof Error ? e.message : String(e)}`)
+      throw new StartupFailure(`the database cannot be reached (${db.description}): ${e instanceof Error ? e.message : String(e)}`)
     })
     await migrate(db, log, config)
     const warnings = before.length > 0 ? before : await checkServiceRole(db, config, log, options.allowSuperuser === true)

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { configWarnings } from '../config.ts'
-import { ConfigurationError, StartupError, rootLogger } from '../composition/startup.ts'
+import { StartupError, StartupFailure, rootLogger } from '../composition/startup.ts'
 import { ROLES, isRoleChoice } from '../roles/role.ts'
 import { migrate, openDatabaseForTool } from '../composition/database.ts'
 import { startProcess } from '../main.ts'
@@ -15,7 +15,7 @@ import { configOrUsage } from './tool-config.ts'
 const fail = (e: unknown, setExitCode: (code: number) => void): void => {
   if (!(e instanceof StartupError)) throw e
   process.stderr.write(`satang: ${e.message}\n`)
-  setExitCode(e instanceof ConfigurationError ? EXIT.usage : EXIT.failure)
+  setExitCode(e instanceof StartupFailure ? EXIT.failure : EXIT.usage)
 }
 
 /** Forces the exit once a stop is over, in case something left behind (a socket, a timer) would keep the process alive. */

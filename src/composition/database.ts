@@ -11,7 +11,7 @@ import { makeKnex, makePostgresPool } from '../platform/postgres/pool.ts'
 import { connectionRoleOf, ensureSatangRoles, isValidRoleName } from '../platform/postgres/roles.ts'
 import { loadOrCreateRolePasswords } from '../local-secrets.ts'
 import { PROJECTIONS, READ_MODEL_SCHEMA, migrateReadModels, type ReadModels } from '../projections/index.ts'
-import { ConfigurationError, DataDirInUse, StartupError, dataPath } from './startup.ts'
+import { ConfigurationError, DataDirInUse, StartupError, StartupFailure, dataPath } from './startup.ts'
 import type * as EsdbAdapter from '../adapters/eventstore/esdb.ts'
 
 export const EVENT_STORE_SCHEMA = 'eventstore'
@@ -93,7 +93,7 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
   const dataDir = dataPath(config, 'postgres')
   const passwords = await rolePasswords(config)
   const started = await startEmbeddedPostgres({ log }, { dataDir, port: config.SATANG_EMBEDDED_PG_PORT, database: EMBEDDED_DATABASE })()
-  if (E.isLeft(started)) throw new StartupError(`embedded PostgreSQL: ${started.left.message}`)
+  if (E.isLeft(started)) throw new StartupFailure(`embedded PostgreSQL: ${started.left.message}`)
   const embedded = started.right
   try {
     // As the cluster's superuser: both roles, and (a data folder from before them) the schemas handed over.
@@ -112,7 +112,7 @@ export const openDatabase = async (config: Config, log: Logger): Promise<Databas
     }
   } catch (e) {
     await embedded.stop()
-    throw new StartupError(`embedded PostgreSQL: the owner and service roles could not be set up: ${e instanceof Error ? e.message : String(e)}`)
+    throw new StartupFailure(`embedded PostgreSQL: the owner and service roles could not be set up: ${e instanceof Error ? e.message : String(e)}`)
   }
   const pool = makePostgresPool({ url: roleUrl(embedded.port, EMBEDDED_SERVICE_ROLE, passwords.service), ...(config.SATANG_DATABASE_POOL_SIZE === undefined ? {} : { poolMax: config.SATANG_DATABASE_POOL_SIZE }) }, log)
   const ownerPool = makePostgresPool({ url: roleUrl(embedded.port, EMBEDDED_OWNER_ROLE, passwords.owner), poolMax: 2, applicationName: 'satang-owner' }, log)
@@ -183,7 +183,7 @@ export const migrate = async (db: Database, log: Logger, config?: Pick<Config, '
     const knex = makeKnex(db.owner?.pool ?? db.pool)
     try {
       const done = await migrateEventStore({ db: knex, log }, { schema: EVENT_STORE_SCHEMA, ...(db.owner === undefined ? {} : { serviceRole: db.owner.serviceRole }) })()
-      if (E.isLeft(done)) throw new StartupError(`migration of the event store failed: ${done.left.cause instanceof Error ? done.left.cause.message : done.left.operation}`)
+      if (E.isLeft(done)) throw new StartupFailure(`migration of the event store failed: ${done.left.cause instanceof Error ? done.left.cause.message : done.left.operation}`)
     } finally {
       // the pool belongs to the caller; knex only borrowed it
       await knex.destroy().catch((e: unknown) => log.debug({ err: e }, 'knex destroy'))
@@ -192,7 +192,7 @@ export const migrate = async (db: Database, log: Logger, config?: Pick<Config, '
   try {
     return await migrateReadModels({ pool: db.pool, log }, { schema: READ_MODEL_SCHEMA, projections: PROJECTIONS })
   } catch (e) {
-    throw new StartupError(`migration of the read models failed: ${e instanceof Error ? e.message : String(e)}`)
+    throw new StartupFailure(`migration of the read models failed: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
 

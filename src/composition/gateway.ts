@@ -11,7 +11,7 @@ import { DEFAULT_PAYMENT_STATUS_TABLE, DEFAULT_REFUND_STATUS_TABLE, extendStatus
 import { loadOrCreateKeyPair } from '../local-secrets.ts'
 import type { Logger } from '../logger.ts'
 import { lockSandboxState } from './sandbox-state-lock.ts'
-import { DataDirInUse, StartupError, dataPath } from './startup.ts'
+import { DataDirInUse, StartupError, StartupFailure, dataPath } from './startup.ts'
 
 /** The merchant_id the built-in sandbox registers when none is configured. */
 export const SANDBOX_MERCHANT_ID = '140000000000000001'
@@ -110,7 +110,7 @@ export const connectGateway = async (config: Config, log: Logger, command: strin
   if (E.isLeft(launched)) {
     await stateLock.right.release()
     const f = launched.left
-    throw new StartupError(
+    throw new (f.setting === 'listen' ? StartupFailure : StartupError)(
       f.setting === 'listen'
         ? f.code === 'EADDRINUSE'
           ? `SATANG_SANDBOX_PORT: port ${String(config.SATANG_SANDBOX_PORT)} is in use; choose another port for the built-in sandbox`

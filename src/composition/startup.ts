@@ -11,10 +11,17 @@ export class StartupError extends Error {
 }
 
 /**
- * Another satang owns the data directory (holds its lock): this one refuses to start rather than share
- * its embedded PostgreSQL, sandbox state and keys. `satang up` exits with code 3.
+ * A start-up stopped by what it needs failing, not by its configuration: the database unreachable, a
+ * migration, a port or the data directory in use, the embedded PostgreSQL. Exit 3 for `satang up` and
+ * `satang migrate` alike; every other StartupError is the configuration's (exit 2).
  */
-export class DataDirInUse extends StartupError {}
+export class StartupFailure extends StartupError {}
+
+/**
+ * Another satang owns the data directory (holds its lock): this one refuses to start rather than share
+ * its embedded PostgreSQL, sandbox state and keys. Exit 3.
+ */
+export class DataDirInUse extends StartupFailure {}
 
 /** A start-up stopped by the configuration itself (a setting, or a combination a role cannot run with): exit 2, as for any bad setting. */
 export class ConfigurationError extends StartupError {}

@@ -11,6 +11,8 @@ import { startSatangWithSandbox, type SatangWithSandbox } from '../../support/sa
 /** The rule of every route: the scope it needs, or why it needs none. */
 const RULES: Readonly<Record<string, ApiScope | 'public' | 'console-session'>> = {
   'GET /healthz': 'public',
+  'GET /livez': 'public',
+  'GET /readyz': 'public',
   'GET /metrics': 'public',
   'GET /v1/openapi.json': 'public',
   // The reference of the API renders the document above, which needs no token either.
