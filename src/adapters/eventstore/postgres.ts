@@ -422,7 +422,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       const items = rows.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem(row)] as const)
       return { items, scanned: rows.length, next: items.at(-1)?.[0] ?? cursor }
     }
-    const rows = await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, limit, prefixPattern(prefix), below], rowMode: 'array' })
+    return scannedPage(await query({ ...sql.scanCategory, values: [cursor.txId, cursor.position, limit, prefixPattern(prefix), below], rowMode: 'array' }), cursor)
+  }
+
+  /** A page of scanned rows (position, whether it matches, then the event): the matching ones delivered, the cursor past all. */
+  const scannedPage = (rows: ReadonlyArray<ReadonlyArray<unknown>>, cursor: Cursor): Page => {
     const items = rows.filter((row) => row[2] === true).map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
     const last = rows.at(-1)
     return { items, scanned: rows.length, next: last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) } }
@@ -441,11 +445,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         const below = header?.[0]
         const waitingFor = header?.[1]
         if (typeof below !== 'string' || waitingFor === null || waitingFor === undefined) throw new Error('unexpected header row from read_live')
-        const matching = prefix === undefined ? events : events.filter((row) => row[2] === true)
-        const items = matching.map((row) => [{ txId: text(row[0]), position: text(row[1]) }, toItem([row[0], row[1], ...row.slice(3)])] as const)
-        const last = events.at(-1)
-        const next = last === undefined ? cursor : { txId: text(last[0]), position: text(last[1]) }
-        return { horizon: { below, waitingFor: Number(waitingFor) }, page: { items, scanned: events.length, next } }
+        // Without a prefix every row matches (read_live's pattern is null).
+        return { horizon: { below, waitingFor: Number(waitingFor) }, page: scannedPage(events, cursor) }
       } catch (cause) {
         if (!isUndefinedFunction(cause)) throw cause
         liveInOneCall = false
@@ -487,7 +488,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       try {
         while (!stopping) {
           woken = false
-          let page: Awaited<ReturnType<typeof subscriptionPage>>
+          let page: Page
           let beyond = false
           try {
             const limit = sizer.limit()
