@@ -163,7 +163,12 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     throw e
   })
   // Tracing stops last (closers run last first): the spans of the stop itself are sent.
-  const tracing = await startProcessTracing(config, choice, pkg.version, log)
+  const tracing = await startProcessTracing(config, choice, pkg.version, log).catch(async (e: unknown) => {
+    // Nothing else holds the pool and the lock yet: release them here, or a failed start leaks both.
+    await db.close().catch(() => undefined)
+    await lock?.release()
+    throw e
+  })
   const closers: Closer[] = [{ what: 'tracing', close: tracing.shutdown }, ...(lock === undefined ? [] : [{ what: 'the data directory lock', close: lock.release }]), { what: 'the database', close: db.close }]
   const shutdown = (): Promise<ReadonlyArray<string>> => closeAll(closers.splice(0), Date.now() + config.SATANG_SHUTDOWN_TIMEOUT_MS)
   const stop = async (): Promise<void> => {

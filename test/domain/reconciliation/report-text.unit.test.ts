@@ -11,7 +11,7 @@ describe('the reconciliation report as text', () => {
     expect(reportText(twoDayReport())).toBe(
       lines(
       'Reconciliation report, merchant M1, business days 2026-11-20 to 2026-11-21 (Asia/Bangkok): NOT RECONCILED (no run covered some day)',
-      'as of 2026-11-22 07:00:00 Bangkok (2026-11-22 00:00:00Z UTC) (log position 41); amounts in baht (THB); each figure is items / amount; payments and refunds counted apart',
+      'as of 2026-11-22 07:00:00 Bangkok (2026-11-22 00:00:00 UTC) (log position 41); amounts in baht (THB); each figure is items / amount; payments and refunds counted apart',
       '',
       'DAY         VERDICT         PAYMENTS MATCHED  REFUNDS MATCHED     HEALED   PENDING  UNCHECKED      BREAKS  AT STAKE',
       '----------  --------------  ----------------  ---------------  ---------  --------  ---------  ----------  --------',
@@ -61,7 +61,7 @@ describe('the reconciliation report as text', () => {
     expect(reportText(quietReport())).toBe(
       lines(
       'Reconciliation report, merchant M2, business day 2026-11-20 (Asia/Bangkok): RECONCILED',
-      'as of 2026-11-21 08:00:00 Bangkok (2026-11-21 01:00:00Z UTC); amounts in baht (THB); each figure is items / amount; payments and refunds counted apart',
+      'as of 2026-11-21 08:00:00 Bangkok (2026-11-21 01:00:00 UTC); amounts in baht (THB); each figure is items / amount; payments and refunds counted apart',
       '',
       'DAY         VERDICT     PAYMENTS MATCHED  REFUNDS MATCHED    HEALED   PENDING  UNCHECKED    BREAKS  AT STAKE',
       '----------  ----------  ----------------  ---------------  --------  --------  ---------  --------  --------',

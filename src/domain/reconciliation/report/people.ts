@@ -27,8 +27,8 @@ export const bangkokText = (d: Date): string => `${formatBangkokDateTime(d)} Ban
 /** An instant in Bangkok wall time without a label (a CSV column named for it): `2026-11-26 21:03:05`. */
 export const bangkokLocal = (d: Date): string => formatBangkokDateTime(d)
 
-/** An instant in UTC, to the second: `2026-11-26 14:03:05Z UTC`. */
-export const utcText = (d: Date): string => `${d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')} UTC`
+/** An instant in UTC, to the second, labelled once: `2026-11-26 14:03:05 UTC`. */
+export const utcText = (d: Date): string => `${d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`
 
 /** A baht amount as text (`"99.00"`, `"99"`, a digit-string of satang when `satangDigits`) → satang, or null when it is not one. */
 export const satangOfText = (text: string, satangDigits: boolean): bigint | null => {
