@@ -49,6 +49,8 @@ describe('Instant', () => {
   it('not a string: refused with the format it must have', () => {
     expect(iso(1767236400000)).toEqual(E.left(NOT_ISO))
     expect(iso(new Date('2026-01-01T00:00:00Z'))).toEqual(E.left(NOT_ISO))
+    // a list of one ISO text would pass the pattern (RegExp.test reads it as its text): still not an instant
+    expect(iso(['2026-01-01T03:00:00.000Z'])).toEqual(E.left(NOT_ISO))
   })
 
   it('is() holds for valid Dates only; encodes as ISO text', () => {

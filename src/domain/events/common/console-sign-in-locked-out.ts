@@ -53,10 +53,7 @@ export const consoleSignInNaturalKey = (stream: string, e: ConsoleSignInLockedOu
 const ADDRESS_LIMIT = 64
 
 /** A client address as events keep it: the refused characters escaped, at most ADDRESS_LIMIT characters. */
-export const keptAddress = (raw: string): string => {
-  const address = escapeRefusedCharacters(raw)
-  return address.length <= ADDRESS_LIMIT ? address : address.slice(0, ADDRESS_LIMIT)
-}
+export const keptAddress = (raw: string): string => escapeRefusedCharacters(raw).slice(0, ADDRESS_LIMIT)
 
 export const signInLockedOut = (l: {
   readonly address: string

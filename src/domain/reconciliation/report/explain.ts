@@ -34,8 +34,8 @@ const get = (o: JsonObject, path: ReadonlyArray<string>): Json | undefined => {
 const textOf = (v: Json | undefined): string | null => {
   if (v === undefined || v === null) return null
   if (typeof v === 'string') return v
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
   if (Array.isArray(v)) return v.length === 0 ? null : v.map((x) => textOf(x) ?? '').join(', ')
+  // A number or a boolean of a JSON view prints as JSON writes it, which is what String gives it too.
   return JSON.stringify(v)
 }
 
@@ -46,7 +46,6 @@ const statusOf = (o: JsonObject): string | null => {
   const outcome = textOf(get(o, ['status', 'outcome']))
   return outcome === null ? code : `${code} (${outcome})`
 }
-const statusCode = (o: JsonObject): string | null => textOf(get(o, ['status', 'code']))
 
 /** Satang of a money field: `amount_satang` digits, else a baht text field. */
 const moneyOf = (o: JsonObject, satangKey: string, bahtKey?: string): string | null => {
@@ -71,8 +70,9 @@ const row = (r: Row): AlignedField => ({
 /** The gateway's answer when it gave none: "not found", or why it could not answer. */
 const answerOf = (g: JsonObject): string | null => {
   if (get(g, ['answered']) === false) return `no answer (${textOf(get(g, ['reason'])) ?? 'failed'})`
-  if (get(g, ['found']) === false) return `not found${textOf(get(g, ['message'])) === null ? '' : `: ${textOf(get(g, ['message'])) ?? ''}`}`
-  return null
+  if (get(g, ['found']) !== false) return null
+  const message = textOf(get(g, ['message']))
+  return message === null ? 'not found' : `not found: ${message}`
 }
 
 /** Both views' fields aligned by meaning, differing ones first (then in a fixed order), rows neither side fills left out. */
@@ -90,7 +90,7 @@ export const alignedFields = (itemKind: string, satang: JsonObject, gateway: Jso
     const refund = itemKind === 'refund'
     rows = [
       { label: 'Amount', kind: 'money', satang: moneyOf(satang, 'amount_satang'), gateway: moneyOf(gateway, 'amount_satang', refund ? 'refund_amount' : 'order_amount') },
-      { label: 'Status', kind: 'text', satang: statusOf(satang), gateway: answerOf(gateway) ?? statusOf(gateway), compare: (a, b) => sameStatus(a, b) && statusCode(satang) !== null },
+      { label: 'Status', kind: 'text', satang: statusOf(satang), gateway: answerOf(gateway) ?? statusOf(gateway), compare: sameStatus },
       ...(refund ? [] : [{ label: 'Refunded amount', kind: 'money' as const, satang: moneyOf(satang, 'refunded_satang'), gateway: moneyOf(gateway, 'refunded_satang') }]),
       { label: 'Currency', kind: 'text', satang: textOf(get(satang, ['currency'])), gateway: textOf(get(gateway, ['currency'])) },
       { label: 'Created', kind: 'time', satang: textOf(get(satang, ['created_at'])), gateway: null },
@@ -132,6 +132,9 @@ export const BREAK_GUIDANCE: Readonly<Record<BreakClass, { readonly meaning: str
 
 export const guidanceOf = (cls: string): { readonly meaning: string; readonly action: string } | null => (isBreakClass(cls) ? BREAK_GUIDANCE[cls] : null)
 
+/** A field that differs: both sides say (`differs` holds only then), and say different things. */
+const differing = (f: AlignedField): f is AlignedField & { readonly satang: string; readonly gateway: string } => f.differs
+
 const shownValue = (f: AlignedField, v: string): string => (f.kind === 'money' ? bahtText(BigInt(v)) : v)
 
 /**
@@ -140,15 +143,16 @@ const shownValue = (f: AlignedField, v: string): string => (f.kind === 'money' ?
  */
 export const breakSentence = (fields: ReadonlyArray<AlignedField>, atStake: bigint, detail: string): string => {
   const stake = `${bahtText(atStake)} at stake`
-  const first = fields.find((f) => f.differs && f.satang !== null && f.gateway !== null)
-  if (first !== undefined && first.satang !== null && first.gateway !== null) {
-    const what = first.kind === 'money' ? (first.label === 'Amount' ? '' : `${first.label.toLowerCase()} `) : `${first.label.toLowerCase()} `
+  const first = fields.find(differing)
+  if (first !== undefined) {
+    const what = first.label === 'Amount' ? '' : `${first.label.toLowerCase()} `
     return `satang recorded ${what}${shownValue(first, first.satang)}, the gateway says ${shownValue(first, first.gateway)}: ${stake}.`
   }
-  const status = fields.find((f) => f.label === 'Status')
-  if (status?.gateway?.startsWith('not found') === true || status?.gateway?.startsWith('no answer') === true) {
-    const amount = fields.find((f) => f.label === 'Amount' && f.satang !== null)
-    return `satang recorded ${amount?.satang == null ? 'it' : bahtText(BigInt(amount.satang))}${status.satang === null ? '' : ` (status ${status.satang})`}, the gateway gave ${status.gateway}: ${stake}.`
+  // No field differs, so satang holds no status here: one beside "not found" or "no answer" differs from it.
+  const gave = fields.find((f) => f.label === 'Status')?.gateway ?? null
+  if (gave !== null && (gave.startsWith('not found') || gave.startsWith('no answer'))) {
+    const amount = fields.find((f) => f.label === 'Amount')?.satang ?? null
+    return `satang recorded ${amount === null ? 'it' : bahtText(BigInt(amount))}, the gateway gave ${gave}: ${stake}.`
   }
   return `${detail.replace(/[.\s]+$/, '')}: ${stake}.`
 }
