@@ -12,7 +12,7 @@
 // scripts/kafka.sh on a free port and stopped afterwards.
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -139,19 +139,42 @@ const mustAppend = async (store: EventStore, stream: string, events: ReadonlyArr
   return r.right.position
 }
 
-/** A `satang relay` process; resolves once it printed that it publishes. */
-const startRelayProcess = (env: NodeJS.ProcessEnv): Promise<{ stop: () => Promise<void> }> =>
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. The relay
+ * process keeps its pid when it restarts itself with its heap flags (process.execve).
+ */
+const cpuSecondsOf = async (pid: number | undefined): Promise<number | null> => {
+  if (pid === undefined) return null
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => null)
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')
+  if (fields === undefined) return null
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** This process's CPU seconds so far (user + system). */
+const ownCpuSeconds = (): number => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}
+
+/**
+ * A `satang relay` process; resolves once it printed that it publishes. SATANG_BENCH_PROFILE_DIR: a CPU
+ * profile of it (written when it stops), to see where its time goes.
+ */
+const startRelayProcess = (env: NodeJS.ProcessEnv): Promise<{ stop: () => Promise<void>; pid: number | undefined }> =>
   new Promise((resolve, reject) => {
     const clean: NodeJS.ProcessEnv = {}
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SATANG_')) clean[k] = v
-    const child = spawn(process.execPath, [SATANG_BIN, 'relay'], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const profile = process.env['SATANG_BENCH_PROFILE_DIR']
+    const args = [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), SATANG_BIN, 'relay']
+    const child = spawn(process.execPath, args, { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     const exited = new Promise<void>((done) => child.on('close', () => done()))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d
-      if (out.includes('relay publishing')) resolve({ stop: async () => void (child.kill('SIGTERM'), await exited) })
+      if (out.includes('relay publishing')) resolve({ stop: async () => void (child.kill('SIGTERM'), await exited), pid: child.pid })
     })
     child.on('close', (code) => reject(new Error(`satang relay exited (${String(code)}): ${out}\n${err}`)))
   })
@@ -237,14 +260,21 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     const bare = new Producer({ clientId: 'satang-bench-bare', bootstrapBrokers: broker.brokers, idempotent: true, acks: ProduceAcks.ALL, partitioner: compatibilityPartitioner, autocreateTopics: false })
     await bare.initIdempotentProducer({})
     stops.push(() => bare.close())
-    process.stderr.write('  relay: bare baseline: a @platformatic/kafka producer sending the same messages…\n')
-    const bareStarted = performance.now()
-    for (let i = 0; i < messages.length; i += BATCH) {
-      for (const request of requestsOf(messages.slice(i, i + BATCH), MAX_REQUEST_BYTES)) {
-        await bare.send({ acks: ProduceAcks.ALL, messages: request.map((m) => recordOf(bareTopic, m)) })
+    /** One bare pass over every message: its rate, and this process's CPU seconds per 1,000 events. */
+    const barePass = async (): Promise<{ rate: number; cpuPer1000: number }> => {
+      const started = performance.now()
+      const cpu = ownCpuSeconds()
+      for (let i = 0; i < messages.length; i += BATCH) {
+        for (const request of requestsOf(messages.slice(i, i + BATCH), MAX_REQUEST_BYTES)) {
+          await bare.send({ acks: ProduceAcks.ALL, messages: request.map((m) => recordOf(bareTopic, m)) })
+        }
       }
+      return { rate: messages.length / ((performance.now() - started) / 1000), cpuPer1000: ((ownCpuSeconds() - cpu) * 1000) / messages.length }
     }
-    const bareRate = messages.length / ((performance.now() - bareStarted) / 1000)
+    // The bare pass runs before the relay drains and again after it; the baseline is their mean, so a
+    // load that changes during the run weighs on both sides alike.
+    process.stderr.write('  relay: bare baseline: a @platformatic/kafka producer sending the same messages…\n')
+    const bareBefore = await barePass()
     // The old client, for comparison: kafkajs, the same messages and batches, to a topic of its own.
     const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
     await producer.connect()
@@ -274,6 +304,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     let first: { events: number; at: number } | undefined
     let last: { events: number; at: number } | undefined
     let holderAt = Number.NaN
+    // The relay's CPU from its first acknowledged batch to its last (sampled when the bench sees each).
+    let cpuFirst: { cpu: number | null; events: number } | undefined
+    let cpuLast: number | null = null
     await waitUntil(
       async () => {
         const row = (await pool.query<Row>(`select events_published::text, extract(epoch from published_at) * 1000 as published_ms, extract(epoch from holder_since) * 1000 as holder_ms from satang.relay_checkpoints where topic = $1`, [relayTopic])).rows[0]
@@ -282,6 +315,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
         holderAt = Number(row.holder_ms)
         last = { events, at: Number(row.published_ms) }
         first ??= last
+        cpuFirst ??= { cpu: await cpuSecondsOf(relay.pid), events }
+        if (events >= BACKLOG) cpuLast = await cpuSecondsOf(relay.pid)
         return events >= BACKLOG
       },
       600_000,
@@ -290,6 +325,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     if (first === undefined || last === undefined || last.at <= first.at) throw new Error('bench: the relay drained the backlog in one batch; raise BACKLOG')
     const relayRate = (last.events - first.events) / ((last.at - first.at) / 1000)
     const startupSeconds = (first.at - holderAt) / 1000
+    const relayCpuPer1000 = cpuFirst?.cpu === null || cpuFirst === undefined || cpuLast === null ? null : ((cpuLast - cpuFirst.cpu) * 1000) / (BACKLOG - cpuFirst.events)
+    process.stderr.write('  relay: bare baseline again, after the relay…\n')
+    const bareAfter = await barePass()
+    const bareRate = (bareBefore.rate + bareAfter.rate) / 2
+    const bareCpuPer1000 = (bareBefore.cpuPer1000 + bareAfter.cpuPer1000) / 2
 
     /** Sends LIVE_EVENTS one at a time (`next(i)`: the id the consumer will see, and how to send it) and returns the sorted latencies to the consumer. */
     const liveLatencies = async (topic: string, next: (i: number) => { readonly id: string; readonly send: () => Promise<unknown> }): Promise<number[]> => {
@@ -329,6 +369,19 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
       { name: `relay backlog drain, log → broker ack (${BACKLOG.toLocaleString('en-US')} events, batches of ${String(BATCH)}, satang relay process)`, value: round(relayRate), unit: 'events/s', target: { op: '>=', value: 20_000 } },
       { name: 'bare baseline: @platformatic/kafka idempotent producer (the relay’s client), same messages pre-built, same batches', value: round(bareRate), unit: 'events/s' },
       { name: 'relay drain / bare producer', value: round(relayRate / bareRate, 2), unit: 'ratio', target: { op: '>=', value: 0.9 } },
+      { name: 'bare baseline, the pass before the relay (the baseline is the mean of both)', value: round(bareBefore.rate), unit: 'events/s' },
+      { name: 'bare baseline, the pass after the relay', value: round(bareAfter.rate), unit: 'events/s' },
+      ...(relayCpuPer1000 === null
+        ? []
+        : [
+            {
+              name: 'CPU of the relay process per 1,000 events drained (reading the log, checking, building, sending)',
+              value: round(relayCpuPer1000 * 1000, 1),
+              unit: 'ms',
+              baseline: { name: 'CPU of the bare producer’s process per 1,000 events (building the records, sending)', value: round(bareCpuPer1000 * 1000, 1) },
+              ratio: round(bareCpuPer1000 / relayCpuPer1000, 2),
+            },
+          ]),
       { name: 'for comparison, the old client: kafkajs idempotent producer, same messages, same batches', value: round(oldRate), unit: 'events/s' },
       { name: 'relay start-up: lock taken → first batch acknowledged (topic metadata, producer id, first read)', value: round(startupSeconds, 2), unit: 's' },
       { name: `relay live latency append → consumer p50 (${String(LIVE_EVENTS)} events, ~${String(Math.round(1000 / LIVE_INTERVAL_MS))}/s)`, value: round(p50, 2), unit: 'ms', target: { op: '<=', value: 50 } },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { HEAP_FLAGS } from '../../bin/heap.js'
+import { HEAP_FLAGS, RELAY_HEAP_FLAGS } from '../../bin/heap.js'
 
 const HEAP = fileURLToPath(new URL('../../bin/heap.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'satang-heap-flags-'))
@@ -29,9 +29,13 @@ const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}, nodeArgs:
 }
 
 describe('the heap of the long-running commands (bin/heap.js)', () => {
-  it.each(['up', 'project', 'relay'])('satang %s restarts itself in the same process with the heap flags, its arguments unchanged', (command) => {
+  it.each([
+    ['up', HEAP_FLAGS],
+    ['project', HEAP_FLAGS],
+    ['relay', RELAY_HEAP_FLAGS],
+  ])('satang %s restarts itself in the same process with its heap flags, its arguments unchanged', (command, flags) => {
     const r = run([command, '--role', 'api'])
-    expect(r.execArgv).toEqual([...HEAP_FLAGS])
+    expect(r.execArgv).toEqual([...flags])
     expect(r.argv).toEqual([command, '--role', 'api'])
     expect(r.samePid).toBe(true)
   })

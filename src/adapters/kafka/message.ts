@@ -58,8 +58,8 @@ const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
-/** The message of one stored event. */
-export const toKafkaMessage = (e: RecordedEvent, source: string): OutgoingMessage => {
+/** The headers of one stored event's message, in the order they are sent. */
+export const headersOf = (e: RecordedEvent, source: string): Record<string, string> => {
   const time = e.recordedAt.toISOString()
   const headers: Record<string, string> = {
     [HEADERS.contentType]: CONTENT_TYPE,
@@ -76,6 +76,12 @@ export const toKafkaMessage = (e: RecordedEvent, source: string): OutgoingMessag
   }
   const traceparent = e.metadata['traceparent']
   if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) headers[HEADERS.traceparent] = traceparent
+  return headers
+}
+
+/** The message of one stored event. */
+export const toKafkaMessage = (e: RecordedEvent, source: string): OutgoingMessage => {
+  const headers = headersOf(e, source)
   const key = e.streamName
   const value = JSON.stringify(e.data)
   let bytes = Buffer.byteLength(key) + Buffer.byteLength(value)

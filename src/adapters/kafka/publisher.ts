@@ -6,7 +6,7 @@ import type { Destination, EventPublisher, PublishFailure } from '../../applicat
 import type { RecordedEvent } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
-import { toKafkaMessage, type OutgoingMessage } from './message.ts'
+import { headersOf, type OutgoingMessage } from './message.ts'
 
 /** How the publisher reaches a secured cluster: TLS and/or SASL. The PEM texts and the password are read by the caller. */
 export type KafkaSecurity = {
@@ -194,13 +194,30 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
 
   const publish = (events: ReadonlyArray<RecordedEvent>): TE.TaskEither<PublishFailure, void> => async () => {
     if (events.length === 0) return E.right(undefined)
-    const messages = events.map((e) => toKafkaMessage(e, config.source))
     try {
       const p = await connectProducer()
       // One request at a time, in order: a request is sent only after the previous one is acknowledged.
-      for (const request of requestsOf(messages, config.maxRequestBytes)) {
-        await p.send({ acks: ProduceAcks.ALL, messages: request.map((m) => recordOf(config.topic, m)) })
+      // The next request's records are built while the previous one is on its way to the broker.
+      let inFlight: Promise<unknown> | undefined
+      let request: KafkaRecord[] = []
+      let bytes = 0
+      const send = async (): Promise<void> => {
+        const messages = request
+        request = []
+        bytes = 0
+        if (inFlight !== undefined) await inFlight
+        inFlight = p.send({ acks: ProduceAcks.ALL, messages })
+        // Awaited before the next send or at the end; this only keeps a failure from counting as unhandled meanwhile.
+        inFlight.catch(() => undefined)
       }
+      for (const e of events) {
+        const r = kafkaRecordOf(config.topic, e, config.source)
+        if (request.length > 0 && bytes + r.bytes > config.maxRequestBytes) await send()
+        request.push(r.record)
+        bytes += r.bytes
+      }
+      if (request.length > 0) await send()
+      await inFlight
       return E.right(undefined)
     } catch (e) {
       await dropProducer()
@@ -216,11 +233,48 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
   return { prepare, publish, close }
 }
 
-/** The record the client sends for a message: key, value and headers as UTF-8 bytes, the commit time as the timestamp. */
-export const recordOf = (topic: string, m: OutgoingMessage) => ({
-  topic,
-  key: Buffer.from(m.key, 'utf8'),
-  value: Buffer.from(m.value, 'utf8'),
-  headers: new Map(Object.entries(m.headers).map(([name, v]) => [Buffer.from(name, 'utf8'), Buffer.from(v, 'utf8')] as const)),
-  timestamp: BigInt(m.timestamp),
-})
+/** A record as the client sends it: key, value and headers as UTF-8 bytes, the commit time as the timestamp. */
+export type KafkaRecord = {
+  readonly topic: string
+  readonly key: Buffer
+  readonly value: Buffer
+  readonly headers: Map<Buffer, Buffer>
+  readonly timestamp: bigint
+}
+
+// Header names are a fixed set: their bytes are made once (each record's headers are a Map of its own).
+const headerNames = new Map<string, Buffer>()
+const headerName = (name: string): Buffer => {
+  let b = headerNames.get(name)
+  if (b === undefined) {
+    b = Buffer.from(name, 'utf8')
+    headerNames.set(name, b)
+  }
+  return b
+}
+
+/** The record the client sends for a message. */
+export const recordOf = (topic: string, m: OutgoingMessage): KafkaRecord => {
+  const headers = new Map<Buffer, Buffer>()
+  for (const name in m.headers) headers.set(headerName(name), Buffer.from(m.headers[name] ?? '', 'utf8'))
+  return { topic, key: Buffer.from(m.key, 'utf8'), value: Buffer.from(m.value, 'utf8'), headers, timestamp: BigInt(m.timestamp) }
+}
+
+/**
+ * The record of one stored event, straight from the event (what `recordOf(topic, toKafkaMessage(e,
+ * source))` gives, without the text message in between), and its bytes as `toKafkaMessage` counts them.
+ */
+export const kafkaRecordOf = (topic: string, e: RecordedEvent, source: string): { readonly record: KafkaRecord; readonly bytes: number } => {
+  const texts = headersOf(e, source)
+  const headers = new Map<Buffer, Buffer>()
+  const key = Buffer.from(e.streamName, 'utf8')
+  const value = Buffer.from(JSON.stringify(e.data), 'utf8')
+  let bytes = key.length + value.length
+  for (const name in texts) {
+    const n = headerName(name)
+    const v = Buffer.from(texts[name] ?? '', 'utf8')
+    headers.set(n, v)
+    bytes += n.length + v.length
+  }
+  return { record: { topic, key, value, headers, timestamp: BigInt(e.recordedAt.getTime()) }, bytes }
+}

@@ -5,7 +5,7 @@ import { publishFailureOf } from '../../../src/adapters/kafka/errors.ts'
 import { toKafkaMessage, type OutgoingMessage } from '../../../src/adapters/kafka/message.ts'
 import { compatibilityPartitioner } from '@platformatic/kafka'
 import kafkajs from 'kafkajs'
-import { recordOf, requestsOf } from '../../../src/adapters/kafka/publisher.ts'
+import { kafkaRecordOf, recordOf, requestsOf } from '../../../src/adapters/kafka/publisher.ts'
 import { Position, type RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { decodeConfig } from '../../../src/config.ts'
 import { asCloudEventsMessage } from './schema-validator.ts'
@@ -93,6 +93,27 @@ describe('the record sent (@platformatic/kafka): the same bytes and partition as
     expect({ topic: r.topic, key: r.key.toString('utf8'), value: r.value.toString('utf8'), timestamp: r.timestamp }).toEqual({ topic: 't', key: m.key, value: m.value, timestamp: 1767236400125n })
     expect(Object.fromEntries([...r.headers].map(([k, v]) => [k.toString('utf8'), v.toString('utf8')]))).toEqual(m.headers)
     expect(r.value.toString('utf8')).toContain('ข้าว')
+  })
+
+  it('the relay builds each record straight from the event: the same bytes, headers in the same order, and the same size as the message', () => {
+    const bytesOf = (r: ReturnType<typeof recordOf>) => ({
+      topic: r.topic,
+      key: r.key.toString('hex'),
+      value: r.value.toString('hex'),
+      headers: [...r.headers].map(([k, v]) => [k.toString('utf8'), v.toString('hex')]),
+      timestamp: r.timestamp,
+    })
+    const traced = anEvent({ metadata: { correlationId: 'ข้าว-1', causationId: 'c', recordedAt: '2026-01-01T03:00:00.000Z', source: 'api_request', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })
+    for (const e of [anEvent(), traced, anEvent({ data: {}, streamRevision: 0n })]) {
+      const m = toKafkaMessage(e, '/satang')
+      const direct = kafkaRecordOf('t', e, '/satang')
+      expect(bytesOf(direct.record)).toEqual(bytesOf(recordOf('t', m)))
+      expect(direct.bytes).toBe(m.bytes)
+    }
+    // Two records never share a headers map, though the header names' bytes are made once.
+    const [a, b] = [kafkaRecordOf('t', anEvent(), '/s').record, kafkaRecordOf('t', anEvent({ eventId: '1f8fad5b-d9cb-469f-a165-70867728950e' }), '/s').record]
+    expect(a.headers).not.toBe(b.headers)
+    expect([...b.headers].find(([k]) => k.toString() === 'ce_id')?.[1].toString()).toBe('1f8fad5b-d9cb-469f-a165-70867728950e')
   })
 
   it('the partition of a key is the Java client’s (murmur2, positive, modulo), as kafkajs computed it', () => {
