@@ -71,7 +71,7 @@ export const foldOrder = (start: { state: OrderState; extras: Extras }, events: 
 
 export const initialOrderFold = (): { state: OrderState; extras: Extras } => ({ state: { _tag: 'NoOrder' }, extras: NO_EXTRAS })
 
-/** The row's columns (as JSON for `jsonb_to_recordset`). Exported for tests that compare the table with a fold. */
+/** The row's columns (values as `unnestParameters` sends them, see ../sql.ts). Exported for tests that compare the table with a fold. */
 export const orderRowOf = (stream: string, w: { state: OrderState; extras: Extras }, last: { position: string; recordedAt: Date }): JsonObject | null => {
   const s = w.state
   if (s._tag === 'NoOrder') return null

@@ -80,7 +80,7 @@ export const evolveRefundView = (view: RefundView | null, pe: ProjectedEvent): R
 export const foldRefundView = (events: ReadonlyArray<ProjectedEvent>, start: RefundView | null = null): RefundView | null => events.reduce(evolveRefundView, start)
 
 /**
- * The row's columns as JSON (for `jsonb_to_recordset`: instants as ISO text, satang as digit strings),
+ * The row's columns (as `unnestParameters` sends them: instants as ISO text, satang as digit strings),
  * without `projection_state` and the generated `*_bangkok` columns. Exported for tests.
  */
 export const refundRowOf = (stream: string, v: RefundView): JsonObject => {

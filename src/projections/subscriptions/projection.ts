@@ -81,7 +81,7 @@ const statusOf = (s: Subscription): SubscriptionDisplayStatus => {
 const dateText = (d: CalendarDate | null): string | null => (d === null ? null : formatCalendarDate(d))
 
 /**
- * The `subscriptions` row's columns as JSON (for `jsonb_to_recordset`: instants as ISO text, dates as
+ * The `subscriptions` row's columns (as `unnestParameters` sends them: instants as ISO text, dates as
  * `yyyy-MM-dd`, satang as digit strings), without `projection_state` and the generated `*_bangkok`
  * columns. Exported for tests.
  */
