@@ -22,26 +22,33 @@ const element = (v: unknown): string => {
   return s.includes('"') || s.includes('\\') ? `"${s.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : `"${s}"`
 }
 
-const isScalar = (v: unknown): boolean => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
-
 // A JSON escape other than \" and \\ (a control character, a lone surrogate): array_in would read it otherwise.
-const OTHER_ESCAPE = /\\[bfnrtu/]/
+const OTHER_ESCAPE = /\\[bfnrtu]/
 
-/** `{…}`: a one-dimensional array literal of `values`. */
-export const arrayLiteral = (values: ReadonlyArray<unknown>): string => {
-  // Fast path: JSON's array of strings, numbers, booleans and nulls is the array literal but for its
-  // brackets when it holds no escape beyond \" and \\ (escaped alike in both; array_in reads an
-  // unquoted `null` as NULL). A backslash followed by one of those letters in the text itself only
-  // sends the batch down the slow path.
-  let scalars = true
-  for (let i = 0; i < values.length && scalars; i++) scalars = isScalar(values[i])
+/**
+ * `{…}`: a one-dimensional array literal of `values`. Fast path: JSON's array of strings, numbers,
+ * booleans and nulls is the array literal but for its brackets when it holds no escape beyond \" and
+ * \\ (escaped alike in both; array_in reads an unquoted `null` as NULL). A backslash followed by one
+ * of those letters in the text itself only sends the batch down the slow path.
+ */
+const literalOf = (values: ReadonlyArray<unknown>, scalars: boolean): string => {
   if (scalars) {
     const json = JSON.stringify(values)
-    if (!OTHER_ESCAPE.test(json)) return `{${json.slice(1, -1)}}`
+    if (!json.includes('\\') || !OTHER_ESCAPE.test(json)) return `{${json.slice(1, -1)}}`
   }
   let out = '{'
   for (let i = 0; i < values.length; i++) out += (i === 0 ? '' : ',') + element(values[i])
   return `${out}}`
+}
+
+/** `{…}`: a one-dimensional array literal of `values`. */
+export const arrayLiteral = (values: ReadonlyArray<unknown>): string => {
+  let scalars = true
+  for (let i = 0; i < values.length && scalars; i++) {
+    const v = values[i]
+    scalars = v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+  }
+  return literalOf(values, scalars)
 }
 
 /**
@@ -51,10 +58,15 @@ export const arrayLiteral = (values: ReadonlyArray<unknown>): string => {
  */
 const columnParameter = (name: string, type: string, rows: ReadonlyArray<Row>): string => {
   const values: unknown[] = new Array(rows.length)
-  for (let i = 0; i < rows.length; i++) values[i] = rows[i]?.[name] ?? null
+  let scalars = true
+  for (let i = 0; i < rows.length; i++) {
+    const v = (rows[i] as Row)[name] ?? null
+    values[i] = v
+    if (scalars && v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') scalars = false
+  }
   if (type === JSONB) return JSON.stringify(values)
   if (isArrayType(type)) return arrayLiteral(values.map((v) => (v === null ? null : arrayLiteral(v as ReadonlyArray<unknown>))))
-  return arrayLiteral(values)
+  return literalOf(values, scalars)
 }
 
 /** The parameters for `unnestSelect(columns, first)`: one per column, in order. */
