@@ -3,6 +3,7 @@ import type { Json, JsonObject } from '../../application/ports/event-store.ts'
 import { parseOrderStreamName } from '../../domain/order/stream.ts'
 import { parseRefundStreamName } from '../../domain/refund/stream.ts'
 import { parseSubscriptionStreamName } from '../../domain/subscription/stream.ts'
+import { unnestParameters, unnestSelect, type Columns } from '../sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /*
@@ -136,7 +137,7 @@ const instantOrNull = (s: Json | undefined): string | null => {
   return Number.isNaN(d.getTime()) ? null : d.toISOString()
 }
 
-/** The row of one event, as `jsonb_to_recordset` reads it. Exported for tests. */
+/** The row of one event (instants as ISO text). Exported for tests. */
 export const auditRowOf = (e: ProjectedEvent): JsonObject => {
   const m = e.metadata
   const signature = m['signature']
@@ -162,41 +163,46 @@ export const auditRowOf = (e: ProjectedEvent): JsonObject => {
   }
 }
 
-const ROW_COLUMNS = `global_position text, stream_name text, stream_revision bigint, event_id uuid, type text, schema_version integer, source text,
-  occurred_at timestamptz, recorded_at timestamptz, correlation_id text, causation_id text, trace_id text, signature_verified boolean,
-  signature_reason text, payload jsonb, metadata jsonb, merchant_id text, merchant_order_id text, merchant_refund_id text,
-  merchant_subscribe_id text, gateway_order_id text, refund_order_id text, recurring_bill_id text`
-
-const INSERTED = `global_position, stream_name, stream_revision, event_id, type, schema_version, source, occurred_at, recorded_at,
-  correlation_id, causation_id, trace_id, signature_verified, signature_reason, payload, metadata, merchant_id, merchant_order_id,
-  merchant_refund_id, merchant_subscribe_id, gateway_order_id, refund_order_id, recurring_bill_id`
-
-const ROW_COLUMNS_WITHOUT_PAYLOADS = ROW_COLUMNS.replace('payload jsonb, metadata jsonb, ', '')
+/** The columns of a row, in the order of the insert. */
+const COLUMNS: Columns = [
+  ['global_position', 'text'],
+  ['stream_name', 'text'],
+  ['stream_revision', 'bigint'],
+  ['event_id', 'uuid'],
+  ['type', 'text'],
+  ['schema_version', 'integer'],
+  ['source', 'text'],
+  ['occurred_at', 'timestamptz'],
+  ['recorded_at', 'timestamptz'],
+  ['correlation_id', 'text'],
+  ['causation_id', 'text'],
+  ['trace_id', 'text'],
+  ['signature_verified', 'boolean'],
+  ['signature_reason', 'text'],
+  ['payload', 'jsonb'],
+  ['metadata', 'jsonb'],
+  ...AUDIT_LOG_ID_COLUMNS.map((c) => [c, 'text'] as const),
+]
+const INSERTED = COLUMNS.map(([n]) => n).join(', ')
+const COLUMNS_WITHOUT_PAYLOADS = COLUMNS.filter(([n]) => n !== 'payload' && n !== 'metadata')
 
 const apply = async ({ client, schema, eventTable }: ProjectionTarget, events: ReadonlyArray<ProjectedEvent>): Promise<void> => {
   if (events.length === 0) return
   // The whole batch in one statement. The projector applies each event exactly once, so an event met
   // twice is a defect: the unique keys stop the batch rather than hide it.
+  const rows = events.map(auditRowOf)
   if (eventTable === undefined) {
-    await client.query(
-      `insert into ${qualified(schema, AUDIT_LOG)} (${INSERTED})
-       select ${INSERTED} from jsonb_to_recordset($1::jsonb) as x(${ROW_COLUMNS})`,
-      [JSON.stringify(events.map(auditRowOf))],
-    )
+    await client.query(`insert into ${qualified(schema, AUDIT_LOG)} (${INSERTED}) ${unnestSelect(COLUMNS, 1)}`, unnestParameters(COLUMNS, rows))
     return
   }
   // The log is in this database: payload and metadata are copied there, already jsonb, instead of
   // being sent back and parsed again (most of the bytes of a batch).
-  const rows = events.map((e) => {
-    const { payload: _payload, metadata: _metadata, ...rest } = auditRowOf(e)
-    return rest
-  })
   await client.query(
     `insert into ${qualified(schema, AUDIT_LOG)} (${INSERTED})
-     select ${INSERTED.split(',').map((c) => c.trim()).map((c) => (c === 'payload' ? 'e.data' : c === 'metadata' ? 'e.metadata' : `x.${c}`)).join(', ')}
-       from jsonb_to_recordset($1::jsonb) as x(${ROW_COLUMNS_WITHOUT_PAYLOADS})
+     select ${COLUMNS.map(([c]) => (c === 'payload' ? 'e.data' : c === 'metadata' ? 'e.metadata' : `x.${c}`)).join(', ')}
+       from (${unnestSelect(COLUMNS_WITHOUT_PAYLOADS, 1)}) as x
        join ${eventTable} e on e.event_id = x.event_id`,
-    [JSON.stringify(rows)],
+    unnestParameters(COLUMNS_WITHOUT_PAYLOADS, rows),
   )
 }
 

@@ -5,6 +5,7 @@ import { LEDGER_PERIODS_STREAM_PREFIX, nextDate } from '../../domain/ledger/peri
 import { foldLedger, LEDGER_STREAM_PREFIXES, orderStreamNeeded, type LedgerInput, type OrderTrack } from '../../domain/ledger/postings.ts'
 import { adjustmentLines, POSTING_RULE_BOOK, type PostingFact, type PostingKind, type PostingLine, type PostingRules, type RuleBook } from '../../domain/ledger/rules.ts'
 import { decodeOrderState, encodeOrderState } from '../orders/state.ts'
+import { unnestParameters, unnestSelect, type Columns } from '../sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 import type { Order } from '../../domain/order/state.ts'
 
@@ -175,6 +176,16 @@ const orderOf = (track: OrderTrack): { merchantId: string; merchantOrderId: stri
     ? { ...track, state: null }
     : { merchantId: track.state.order.merchantId, merchantOrderId: track.state.order.merchantOrderId, channel: track.state.order.service, currency: track.state.order.currency, state: track.state }
 
+const STATE_COLUMNS: Columns = [
+  ['stream_name', 'text'],
+  ['merchant_id', 'text'],
+  ['merchant_order_id', 'text'],
+  ['channel', 'text'],
+  ['currency', 'text'],
+  ['paid', 'boolean'],
+  ['state', 'jsonb'],
+]
+
 const saveTracks = async (client: PoolClient, schema: string, tracks: ReadonlyArray<readonly [string, OrderTrack]>): Promise<void> => {
   if (tracks.length === 0) return
   const rows = tracks.map(([stream, track]) => {
@@ -191,12 +202,11 @@ const saveTracks = async (client: PoolClient, schema: string, tracks: ReadonlyAr
   })
   await client.query(
     `insert into ${qualified(schema, LEDGER_ORDER_STATES)} (stream_name, merchant_id, merchant_order_id, channel, currency, paid, state)
-     select stream_name, merchant_id, merchant_order_id, channel, currency, paid, state
-     from jsonb_to_recordset($1::jsonb) as x(stream_name text, merchant_id text, merchant_order_id text, channel text, currency text, paid boolean, state jsonb)
+     ${unnestSelect(STATE_COLUMNS, 1)}
      on conflict (stream_name) do update set
        merchant_id = excluded.merchant_id, merchant_order_id = excluded.merchant_order_id, channel = excluded.channel,
        currency = excluded.currency, paid = excluded.paid, state = excluded.state`,
-    [JSON.stringify(rows)],
+    unnestParameters(STATE_COLUMNS, rows),
   )
 }
 
@@ -234,13 +244,51 @@ const rulesOf = (book: RuleBook, version: number): PostingRules => {
 
 const firstOpenDay = (ctx: LedgerContext): string | null => (ctx.closedThrough === null ? null : nextDate(ctx.closedThrough))
 
-/** The columns of a line, as `jsonb_to_recordset` reads them from one JSON parameter. */
-const LINE_COLUMNS = `event_id uuid, line smallint, global_position text, stream_name text, posting_kind text, merchant_id text, merchant_order_id text,
-  merchant_refund_id text, merchant_subscribe_id text, account text, channel text, currency text, debit_satang bigint, credit_satang bigint,
-  posted_at timestamptz, posting_date_bangkok date, recorded_at timestamptz, description text, entry_kind text, rule_version smallint, fact_date_bangkok date`
-const LINE_NAMES = `event_id, line, global_position, stream_name, posting_kind, merchant_id, merchant_order_id,
-  merchant_refund_id, merchant_subscribe_id, account, channel, currency, debit_satang, credit_satang, posted_at, posting_date_bangkok, recorded_at, description,
-  entry_kind, rule_version, fact_date_bangkok`
+/** The columns of a line, in the order of the insert. */
+const LINE_COLUMNS: Columns = [
+  ['event_id', 'uuid'],
+  ['line', 'smallint'],
+  ['global_position', 'text'],
+  ['stream_name', 'text'],
+  ['posting_kind', 'text'],
+  ['merchant_id', 'text'],
+  ['merchant_order_id', 'text'],
+  ['merchant_refund_id', 'text'],
+  ['merchant_subscribe_id', 'text'],
+  ['account', 'text'],
+  ['channel', 'text'],
+  ['currency', 'text'],
+  ['debit_satang', 'bigint'],
+  ['credit_satang', 'bigint'],
+  ['posted_at', 'timestamptz'],
+  ['posting_date_bangkok', 'date'],
+  ['recorded_at', 'timestamptz'],
+  ['description', 'text'],
+  ['entry_kind', 'text'],
+  ['rule_version', 'smallint'],
+  ['fact_date_bangkok', 'date'],
+]
+const LINE_NAMES = LINE_COLUMNS.map(([n]) => n).join(', ')
+
+/** The columns of a kept fact, in the order of the insert. */
+const FACT_COLUMNS: Columns = [
+  ['event_id', 'uuid'],
+  ['global_position', 'text'],
+  ['stream_name', 'text'],
+  ['posting_kind', 'text'],
+  ['merchant_id', 'text'],
+  ['merchant_order_id', 'text'],
+  ['merchant_refund_id', 'text'],
+  ['merchant_subscribe_id', 'text'],
+  ['channel', 'text'],
+  ['currency', 'text'],
+  ['amount_satang', 'bigint'],
+  ['posted_at', 'timestamptz'],
+  ['fact_date_bangkok', 'date'],
+  ['posting_date_bangkok', 'date'],
+  ['recorded_at', 'timestamptz'],
+  ['description', 'text'],
+]
 
 type LineRow = Record<string, string | number | null>
 
@@ -294,9 +342,9 @@ const insertLines = async (client: PoolClient, schema: string, rows: ReadonlyArr
   if (rows.length === 0) return
   await client.query(
     `insert into ${qualified(schema, LEDGER_ENTRIES)} (${LINE_NAMES})
-     select ${LINE_NAMES} from jsonb_to_recordset($1::jsonb) as x(${LINE_COLUMNS})
+     ${unnestSelect(LINE_COLUMNS, 1)}
      on conflict do nothing`,
-    [JSON.stringify(rows)],
+    unnestParameters(LINE_COLUMNS, rows),
   )
 }
 
@@ -313,15 +361,11 @@ const insertFacts = async (client: PoolClient, schema: string, kept: ReadonlyArr
     recorded_at: k.recordedAt.toISOString(),
     description: k.fact.description,
   }))
-  const columns = `event_id, global_position, stream_name, posting_kind, merchant_id, merchant_order_id, merchant_refund_id, merchant_subscribe_id, channel, currency,
-    amount_satang, posted_at, fact_date_bangkok, posting_date_bangkok, recorded_at, description`
   await client.query(
-    `insert into ${qualified(schema, LEDGER_FACTS)} (${columns})
-     select ${columns} from jsonb_to_recordset($1::jsonb) as x(event_id uuid, global_position text, stream_name text, posting_kind text, merchant_id text,
-       merchant_order_id text, merchant_refund_id text, merchant_subscribe_id text, channel text, currency text, amount_satang bigint, posted_at timestamptz,
-       fact_date_bangkok date, posting_date_bangkok date, recorded_at timestamptz, description text)
+    `insert into ${qualified(schema, LEDGER_FACTS)} (${FACT_COLUMNS.map(([n]) => n).join(', ')})
+     ${unnestSelect(FACT_COLUMNS, 1)}
      on conflict do nothing`,
-    [JSON.stringify(rows)],
+    unnestParameters(FACT_COLUMNS, rows),
   )
 }
 

@@ -6,7 +6,7 @@ import { Instant, nullable } from '../../domain/events/codecs.ts'
 import { awaitsOutcome, evolve, isFinal, isOrderEvent, isPaid, needsReview, type OrderEvent, type OrderState } from '../../domain/order/index.ts'
 import { describeErrors, loadKeptStates } from '../kept-state.ts'
 import { decodeOrderState, encodeOrderState } from './state.ts'
-import { isoOrNull, upsertFromRecordset, type Columns } from '../sql.ts'
+import { isoOrNull, unnestParameters, upsertFromUnnest, type Columns } from '../sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
@@ -71,7 +71,7 @@ export const foldOrder = (start: { state: OrderState; extras: Extras }, events: 
 
 export const initialOrderFold = (): { state: OrderState; extras: Extras } => ({ state: { _tag: 'NoOrder' }, extras: NO_EXTRAS })
 
-/** The row's columns (as JSON for `jsonb_to_recordset`). Exported for tests that compare the table with a fold. */
+/** The row's columns (values as `unnestParameters` sends them, see ../sql.ts). Exported for tests that compare the table with a fold. */
 export const orderRowOf = (stream: string, w: { state: OrderState; extras: Extras }, last: { position: string; recordedAt: Date }): JsonObject | null => {
   const s = w.state
   if (s._tag === 'NoOrder') return null
@@ -214,7 +214,7 @@ export const paymentViewOfRow = (projectionState: unknown): JsonObject | null =>
   return state._tag === 'Order' ? { ...paymentView(state, []), gateway_response: extras.gatewayResponse as JsonObject | null } : null
 }
 
-const upsertSql = (schema: string): string => upsertFromRecordset(qualified(schema, 'orders'), COLUMNS, 'stream_name', '$1')
+const upsertSql = (schema: string): string => upsertFromUnnest(qualified(schema, 'orders'), COLUMNS, 'stream_name', 1)
 
 const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEvent>): Promise<void> => {
   const byStream = new Map<string, ProjectedEvent[]>()
@@ -234,7 +234,7 @@ const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEv
     const row = orderRowOf(stream, folded, last)
     if (row !== null) rows.push(row)
   }
-  if (rows.length > 0) await target.client.query(upsertSql(target.schema), [JSON.stringify(rows)])
+  if (rows.length > 0) await target.client.query(upsertSql(target.schema), unnestParameters(COLUMNS, rows))
 }
 
 export const ordersProjection: Projection = {

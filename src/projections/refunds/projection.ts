@@ -4,7 +4,7 @@ import { evolve } from '../../domain/refund/evolve.ts'
 import { initialRefundState, needsReview, type Refund } from '../../domain/refund/state.ts'
 import { decodeRefundView, encodeRefundView, type RefundView } from './state.ts'
 import { loadKeptStates } from '../kept-state.ts'
-import { isoOrNull, upsertFromRecordset, type Columns } from '../sql.ts'
+import { isoOrNull, unnestParameters, upsertFromUnnest, type Columns } from '../sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
@@ -80,7 +80,7 @@ export const evolveRefundView = (view: RefundView | null, pe: ProjectedEvent): R
 export const foldRefundView = (events: ReadonlyArray<ProjectedEvent>, start: RefundView | null = null): RefundView | null => events.reduce(evolveRefundView, start)
 
 /**
- * The row's columns as JSON (for `jsonb_to_recordset`: instants as ISO text, satang as digit strings),
+ * The row's columns (as `unnestParameters` sends them: instants as ISO text, satang as digit strings),
  * without `projection_state` and the generated `*_bangkok` columns. Exported for tests.
  */
 export const refundRowOf = (stream: string, v: RefundView): JsonObject => {
@@ -186,7 +186,7 @@ const createTables = (schema: string): ReadonlyArray<string> => {
   ]
 }
 
-const upsertSql = (schema: string): string => upsertFromRecordset(qualified(schema, REFUNDS_TABLE), COLUMNS, 'stream_name', '$1')
+const upsertSql = (schema: string): string => upsertFromUnnest(qualified(schema, REFUNDS_TABLE), COLUMNS, 'stream_name', 1)
 
 const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEvent>): Promise<void> => {
   const mine = events.filter((e) => e.streamName.startsWith(STREAM_PREFIX))
@@ -204,7 +204,7 @@ const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEv
     const view = views.get(stream)
     if (view !== undefined && view !== null) rows.push({ ...refundRowOf(stream, view), projection_state: encodeRefundView(view) })
   }
-  if (rows.length > 0) await target.client.query(upsertSql(target.schema), [JSON.stringify(rows)])
+  if (rows.length > 0) await target.client.query(upsertSql(target.schema), unnestParameters(COLUMNS, rows))
 }
 
 export const refundsProjection: Projection = {

@@ -5,7 +5,7 @@ import { evolve } from '../../domain/subscription/evolve.ts'
 import { initialSubscriptionState, needsReview, subscriptionStatusOf, type Subscription, type SubscriptionDisplayStatus } from '../../domain/subscription/state.ts'
 import { decodeSubscriptionView, encodeSubscriptionView, type SubscriptionView } from './state.ts'
 import { loadKeptStates } from '../kept-state.ts'
-import { recordsetSelect, upsertFromRecordset, type Columns } from '../sql.ts'
+import { unnestParameters, unnestSelect, upsertFromUnnest, type Columns } from '../sql.ts'
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTarget } from '../types.ts'
 
 /**
@@ -81,7 +81,7 @@ const statusOf = (s: Subscription): SubscriptionDisplayStatus => {
 const dateText = (d: CalendarDate | null): string | null => (d === null ? null : formatCalendarDate(d))
 
 /**
- * The `subscriptions` row's columns as JSON (for `jsonb_to_recordset`: instants as ISO text, dates as
+ * The `subscriptions` row's columns (as `unnestParameters` sends them: instants as ISO text, dates as
  * `yyyy-MM-dd`, satang as digit strings), without `projection_state` and the generated `*_bangkok`
  * columns. Exported for tests.
  */
@@ -268,11 +268,11 @@ const createTables = (schema: string): ReadonlyArray<string> => {
   ]
 }
 
-/** One statement: upsert the subscriptions ($1), insert the charge outcomes ($2). */
+/** One statement: upsert the subscriptions (parameters from $1), insert the charge outcomes (the parameters after them). */
 const writeSql = (schema: string): string =>
-  `with upserted as (${upsertFromRecordset(qualified(schema, SUBSCRIPTIONS_TABLE), SUBSCRIPTION_COLUMNS, 'stream_name', '$1')})
+  `with upserted as (${upsertFromUnnest(qualified(schema, SUBSCRIPTIONS_TABLE), SUBSCRIPTION_COLUMNS, 'stream_name', 1)})
    insert into ${qualified(schema, SUBSCRIPTION_CHARGES_TABLE)} (${CHARGE_COLUMNS.map(([n]) => n).join(', ')})
-   ${recordsetSelect(CHARGE_COLUMNS, '$2')}`
+   ${unnestSelect(CHARGE_COLUMNS, 1 + SUBSCRIPTION_COLUMNS.length)}`
 
 const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEvent>): Promise<void> => {
   const mine = events.filter((e) => e.streamName.startsWith(STREAM_PREFIX))
@@ -293,7 +293,7 @@ const apply = async (target: ProjectionTarget, events: ReadonlyArray<ProjectedEv
     const view = views.get(stream)
     if (view !== undefined && view !== null) rows.push({ ...subscriptionRowOf(stream, view), projection_state: encodeSubscriptionView(view) })
   }
-  if (rows.length > 0) await target.client.query(writeSql(target.schema), [JSON.stringify(rows), JSON.stringify(charges)])
+  if (rows.length > 0) await target.client.query(writeSql(target.schema), [...unnestParameters(SUBSCRIPTION_COLUMNS, rows), ...unnestParameters(CHARGE_COLUMNS, charges)])
 }
 
 export const subscriptionsProjection: Projection = {
