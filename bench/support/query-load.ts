@@ -5,7 +5,7 @@
 //   node bench/support/query-load.ts <gatewayUrl> <merchantId> <merchantPrivateKeyPem> <prefix> <count> <concurrency>
 import { readFileSync } from 'node:fs'
 import * as E from 'fp-ts/lib/Either.js'
-import { makeBackgroundSigner } from '../../src/adapters/gateway/background-signer.ts'
+import { makeWorkerSigner } from '../../src/adapters/gateway/background-signer.ts'
 import { makeGatewayClient } from '../../src/adapters/gateway/client.ts'
 import { satangCanonicalV1 } from '../../src/domain/gateway/canonical.ts'
 import { loadPrivateKey, makeSigner } from '../../src/domain/gateway/signing.ts'
@@ -21,8 +21,8 @@ if (E.isLeft(key)) throw new Error(key.left.message)
 const client = makeGatewayClient({
   baseUrl: url,
   merchantSigner: makeSigner(satangCanonicalV1, key.right),
-  // As satang's own client does (src/main.ts): signing on the thread pool.
-  backgroundSigner: makeBackgroundSigner(satangCanonicalV1, key.right),
+  // As satang's own client does (src/composition/gateway.ts): signing on worker threads.
+  backgroundSigner: makeWorkerSigner(satangCanonicalV1, key.right),
   log: silentLogger(),
   timeouts: { connectMs: 3_000, requestMs: 15_000 },
   retry: { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 },

@@ -136,3 +136,36 @@ export const load = <C, S, Ev extends DomainEvent, R>(
   kind: AggregateKind<C, S, Ev, R>,
   stream: string,
 ): TE.TaskEither<StreamUnreadable | EventStoreFailure, Loaded<S, Ev>> => loadStream(deps.store, stream, kind.decider, { decode: decodeFor(kind) })
+
+/**
+ * Reads many streams of `kind` in one round trip (`EventStore.readStreams`) and puts their folded
+ * states in `deps.streamCache`, so that the commands on them that follow decide without a read of
+ * their own. Only an optimisation: without `readStreams` or a cache, or when the read fails or a
+ * stream cannot be read, nothing is cached and each command reads its stream as usual; a state that
+ * is stale by the time its command runs costs that command one `WrongExpectedVersion` and a read
+ * (see `handleCommand`).
+ */
+export const preload = async <C, S, Ev extends DomainEvent, R>(deps: Pick<RecordingDeps, 'store' | 'streamCache'>, kind: AggregateKind<C, S, Ev, R>, streams: ReadonlyArray<string>): Promise<void> => {
+  const cache = deps.streamCache
+  const readStreams = deps.store.readStreams
+  if (cache === undefined || readStreams === undefined || streams.length === 0) return
+  const read = await readStreams(streams)()
+  if (E.isLeft(read)) return
+  const states = kind.cached(cache)
+  const decode = decodeFor(kind)
+  for (const [stream, items] of read.right) {
+    let state = kind.decider.initialState
+    let revision: bigint | undefined
+    let readable = true
+    for (const item of items) {
+      const decoded = E.isLeft(item) ? null : decode(item.right)
+      if (decoded === null || E.isLeft(decoded) || E.isLeft(item)) {
+        readable = false
+        break
+      }
+      state = kind.decider.evolve(state, decoded.right)
+      revision = item.right.streamRevision
+    }
+    if (readable && revision !== undefined) states.set(stream, { state, revision })
+  }
+}

@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
-import { makeBackgroundSigner } from '../adapters/gateway/background-signer.ts'
+import { makeWorkerSigner } from '../adapters/gateway/background-signer.ts'
 import { makeGatewayClient, type GatewayClient } from '../adapters/gateway/client.ts'
 import type { Config } from '../config.ts'
 import { canonicalizers, satangCanonicalV1 } from '../domain/gateway/canonical.ts'
@@ -50,7 +50,8 @@ export const clientFor = (config: Config, log: Logger, baseUrl: string, signingK
   makeGatewayClient({
     baseUrl,
     merchantSigner: makeSigner(canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1, signingKey),
-    backgroundSigner: makeBackgroundSigner(canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1, signingKey),
+    // Signing on worker threads, started at the first request: the event loop keeps only the strings.
+    backgroundSigner: makeWorkerSigner(canonicalizers[config.SATANG_CANONICALIZER] ?? satangCanonicalV1, signingKey),
     ...(responseVerifier === undefined ? {} : { gatewayVerifier: responseVerifier }),
     log,
     timeouts: { connectMs: config.SATANG_GATEWAY_CONNECT_TIMEOUT_MS, requestMs: config.SATANG_GATEWAY_TIMEOUT_MS },

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { AnchorWriter } from '../application/ports/anchors.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { GatewayPort } from '../application/ports/gateway.ts'
+import { gatherAppends } from '../adapters/eventstore/gathered-appends.ts'
 import { makePostgresJobLock } from '../adapters/postgres/job-lock.ts'
 import type { Pool } from 'pg'
 import type { Config } from '../config.ts'
@@ -65,7 +66,8 @@ export const makeReconcileDeps = (a: {
   /** Anchors the log after every completed run (the PostgreSQL store). */
   readonly anchors?: AnchorWriter
 }): ReconcileDeps => ({
-  store: a.store,
+  // The appends of a run's concurrent checks (one evidence event per order) go many to a round trip.
+  store: gatherAppends(a.store),
   gateway: a.gateway,
   queries: makeReconciliationQueries({ pool: a.db.pool, schema: READ_MODEL_SCHEMA }),
   lock: makePostgresJobLock({ pool: a.db.pool, log: a.log }),

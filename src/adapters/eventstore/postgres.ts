@@ -52,6 +52,7 @@ import type {
   SubscribeOptions,
   Subscription,
   SubscriptionError,
+  StreamAppend,
   SubscriptionHandler,
 } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
@@ -171,6 +172,35 @@ const appendSql = (t: string, shape: 'one' | 'many'): string =>
        )
        select i.stream_revision, pg_current_xact_id()::text, i.position, (select pg_notify($6::text, '') where $5::boolean) from inserted i order by i.position desc limit 1`
 
+/**
+ * Appends to several streams in one statement (`appendToStreams`): $1 a JSON array of
+ * {s: stream, k: 'no_stream' | 'exact', x: revision, ev: [events]}, distinct streams. Each stream's
+ * revision is read and checked as `appendSql` does; the appends whose expectation holds are inserted
+ * (in request order, each stream's in revision order), the others not. One row per request: its index,
+ * whether it held, the stream's revision before, and for an inserted one its last revision, position
+ * and the transaction id. A race for a revision or a stored id fails the whole statement (the caller
+ * then appends one by one, which settles each as `append` does).
+ */
+const appendToStreamsSql = (t: string): string => `
+  with req as materialized (
+         select r.ord, r.a->>'s' as stream, r.a->>'k' as kind, (r.a->>'x')::bigint as exact, r.a->'ev' as ev
+           from jsonb_array_elements($1::jsonb) with ordinality as r(a, ord)),
+       cur as materialized (
+         select q.ord, q.stream, q.ev, c.revision,
+                case q.kind when 'no_stream' then c.revision is null else c.revision is not distinct from q.exact end as holds
+           from req q, lateral (select max(e.stream_revision) as revision from ${t} e where e.stream_name = q.stream) c),
+       inserted as (
+         insert into ${t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
+         select c.stream, coalesce(c.revision, -1) + b.ord, (b.e->>'eventId')::uuid, b.e->>'type', (b.e->>'schemaVersion')::integer, b.e->'data', b.e->'metadata'
+           from cur c, jsonb_array_elements(c.ev) with ordinality as b(e, ord)
+          where c.holds
+          order by c.ord, b.ord
+         returning stream_name, stream_revision, position, pg_current_xact_id()::text as tx, (select pg_notify($3::text, '') where $2::boolean) as n),
+       last as (select distinct on (i.stream_name) i.stream_name, i.stream_revision, i.position, i.tx from inserted i order by i.stream_name, i.stream_revision desc)
+  select c.ord, c.holds, c.revision::text, l.stream_revision::text, l.position::text, l.tx
+    from cur c left join last l on l.stream_name = c.stream
+   order by c.ord`
+
 const fnv1a = (s: string): string => {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0
@@ -216,6 +246,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const sql = {
     appendOne: { name: `satang_es_append1_${tag}`, text: appendSql(t, 'one') },
     appendMany: { name: `satang_es_appendn_${tag}`, text: appendSql(t, 'many') },
+    appendToStreams: { name: `satang_es_appends_${tag}`, text: appendToStreamsSql(t) },
+    streams: {
+      name: `satang_es_streams_${tag}`,
+      text: `select ${EVENT_COLUMNS} from ${t} e where e.stream_name = any($1::text[]) order by e.stream_name, e.stream_revision`,
+    },
     appendQueued: { name: `satang_es_appendq_${tag}`, text: `select * from "${schema}".append_queued($1, $2, $3::jsonb)` },
     currentRevision: { name: `satang_es_rev_${tag}`, text: `select max(e.stream_revision) from ${t} e where e.stream_name = $1` },
     byIds: { name: `satang_es_ids_${tag}`, text: `select e.event_id, e.stream_name, e.stream_revision, e.tx_id::text, e.position from ${t} e where e.event_id = any($1::uuid[])` },
@@ -381,6 +416,70 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         ),
       ),
     )
+
+  /**
+   * Several appends in one statement (see `appendToStreamsSql`); when the statement fails on a race, a
+   * stored id or data jsonb refuses, or two appends name one stream, each is appended by `append`.
+   */
+  const appendToStreams = (appends: ReadonlyArray<StreamAppend>): TE.TaskEither<EventStoreFailure, ReadonlyArray<E.Either<AppendError, AppendResult>>> =>
+    TE.tryCatch(async () => {
+      const one = async (a: StreamAppend): Promise<E.Either<AppendError, AppendResult>> => append(a.stream, a.events, a.expected)()
+      const results: Array<E.Either<AppendError, AppendResult> | undefined> = appends.map((a) => {
+        const valid = validateAppend(a.stream, a.events)
+        return E.isLeft(valid) ? valid : undefined
+      })
+      const todo = appends.flatMap((a, i) => (results[i] === undefined ? [{ a, i }] : []))
+      const streams = new Set(todo.map((x) => x.a.stream))
+      if (todo.length <= 1 || streams.size !== todo.length) {
+        for (const { a, i } of todo) results[i] = await one(a)
+        return results.map((r) => r ?? E.left({ _tag: 'EventStoreFailure', operation: 'appendToStreams', retriable: false, cause: new Error('no answer') }))
+      }
+      const notify = wakeups.claim()
+      const body = JSON.stringify(todo.map(({ a }) => ({ s: a.stream, k: a.expected === 'no_stream' ? 'no_stream' : 'exact', x: a.expected === 'no_stream' ? null : a.expected.toString(), ev: a.events })))
+      let rows: ReadonlyArray<ReadonlyArray<unknown>> | null
+      try {
+        rows = await query({ ...sql.appendToStreams, values: [body, notify, wakeups.channel], rowMode: 'array' })
+      } catch (cause) {
+        const state = sqlStateOf(cause)
+        // A race for a revision, an id stored already, or data jsonb refuses: each append settles on its own.
+        if (state === '23505' || state === '22P05' || state === '22P02') rows = null
+        else throw cause
+      }
+      if (rows === null) {
+        wakeups.appended(false)
+        for (const { a, i } of todo) results[i] = await one(a)
+      } else {
+        let wrote = false
+        for (const row of rows) {
+          const x = todo[Number(text(row[0])) - 1]
+          if (x === undefined) throw new Error('appendToStreams: an answer for no request')
+          if (row[1] === true) {
+            wrote = true
+            results[x.i] = E.right({ nextExpectedRevision: BigInt(text(row[3])), position: encodePosition(text(row[5]), text(row[4])) })
+          } else {
+            // The expectation failed: a conflict, unless this very batch was stored (a retry whose answer was lost).
+            const actual = row[2] === null ? 'no_stream' : BigInt(text(row[2]))
+            results[x.i] = await settleByIds(x.a.stream, x.a.events, { _tag: 'WrongExpectedVersion', stream: x.a.stream, expected: x.a.expected, actual })
+          }
+        }
+        wakeups.appended(notify && wrote)
+      }
+      return results.map((r) => r ?? E.left({ _tag: 'EventStoreFailure', operation: 'appendToStreams', retriable: false, cause: new Error('no answer') }))
+    }, failure('appendToStreams'))
+
+  const readStreams = (streams: ReadonlyArray<string>): TE.TaskEither<EventStoreFailure, ReadonlyMap<string, ReadonlyArray<ReadItem>>> =>
+    TE.tryCatch(async () => {
+      const byStream = new Map<string, ReadItem[]>()
+      if (streams.length === 0) return byStream
+      const rows = await query({ ...sql.streams, values: [[...new Set(streams)]], rowMode: 'array' })
+      for (const row of rows) {
+        const name = text(row[2])
+        const list = byStream.get(name)
+        if (list === undefined) byStream.set(name, [toItem(row)])
+        else list.push(toItem(row))
+      }
+      return byStream
+    }, failure('readStreams'))
 
   const readStream = (stream: string, options: ReadStreamOptions = {}): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
     TE.tryCatch(async () => {
@@ -593,5 +692,5 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       return row === undefined ? undefined : encodePosition(text(row[0]), text(row[1]))
     }, failure('headPosition'))
 
-  return { append, readStream, readAll, readCategory, countAfter, headPosition, subscribeToAll, close }
+  return { append, appendToStreams, readStream, readStreams, readAll, readCategory, countAfter, headPosition, subscribeToAll, close }
 }

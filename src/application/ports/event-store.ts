@@ -141,12 +141,28 @@ export type Subscription = {
   readonly closed: Promise<E.Either<SubscriptionError, void>>
 }
 
+/** One append of `appendToStreams`. */
+export type StreamAppend = { readonly stream: string; readonly events: ReadonlyArray<EventToAppend>; readonly expected: 'no_stream' | bigint }
+
 /** The event log: optimistic, idempotent appends to streams; ordered reads; a global log to follow. */
 export type EventStore = {
   /** Appends a batch atomically. The same batch of ids appended again returns the original result and stores nothing. */
   readonly append: (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision) => TE.TaskEither<AppendError, AppendResult>
   /** A missing stream reads as empty. */
   readonly readStream: (stream: string, options?: ReadStreamOptions) => TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>>
+  /**
+   * Optional, for jobs that touch many streams (a reconciliation run): several whole streams in one
+   * read, each in revision order; a missing stream is absent from the map. The same events `readStream`
+   * gives for each, in one round trip.
+   */
+  readonly readStreams?: (streams: ReadonlyArray<string>) => TE.TaskEither<EventStoreFailure, ReadonlyMap<string, ReadonlyArray<ReadItem>>>
+  /**
+   * Optional, for jobs that append to many streams at once: several appends of distinct streams, each
+   * with its own expectation (`no_stream` or an exact revision), in one round trip. Each append is
+   * decided as `append` decides it (atomic per stream, idempotent, its own answer at the same index);
+   * appends of different streams do not wait for or undo each other.
+   */
+  readonly appendToStreams?: (appends: ReadonlyArray<StreamAppend>) => TE.TaskEither<EventStoreFailure, ReadonlyArray<E.Either<AppendError, AppendResult>>>
   /** The global log forward, in log order. An empty page means the reader has caught up. */
   readonly readAll: (options?: ReadAllOptions) => TE.TaskEither<ReadError, ReadonlyArray<ReadItem>>
   /** The global log forward, restricted to streams whose name starts with `prefix`. */

@@ -91,7 +91,7 @@ export const checkPayment = async (run: RunContext, p: ScopedPayment): Promise<I
     classify(loaded.right.state)
   } else {
     // Read, classify and record in one command: the order's own rules decide on the stream as it is.
-    const handled = await record(run.deps, orderKind)(p.stream, (l) => classify(l.state) ?? recording, {
+    const handled = await record(run.recording, orderKind)(p.stream, (l) => classify(l.state) ?? recording, {
       cause: { correlationId: run.runId, causationId: run.runId },
       source: 'reconciliation',
       traceId: asked.traceId,

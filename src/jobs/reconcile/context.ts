@@ -1,4 +1,5 @@
 import type { EventStore } from '../../application/ports/event-store.ts'
+import type { AggregateStreamCache } from '../../application/stream-cache.ts'
 import type { GatewayPort } from '../../application/ports/gateway.ts'
 import type { JobLock } from '../../application/ports/job-lock.ts'
 import type { KnownBreakRow, ReconciliationQueries } from '../../application/ports/read-models.ts'
@@ -44,5 +45,10 @@ export type RunContext = {
   readonly startedAt: Date
   /** Breaks not resolved yet, by item key (`kind:id`). */
   readonly known: ReadonlyMap<string, ReadonlyArray<KnownBreakRow>>
+  /**
+   * How the payment checks record: the log, and the run's cache of order states, filled ahead of the
+   * checks a page of streams at a time (`preload`), so that a check decides without a read of its own.
+   */
+  readonly recording: { readonly store: EventStore; readonly now: () => Date; readonly newId: () => string; readonly streamCache: AggregateStreamCache }
 }
 

@@ -2,6 +2,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Lease } from '../../application/ports/job-lock.ts'
 import type { KnownBreakRow, ReadModelFailure, ScopedRefund } from '../../application/ports/read-models.ts'
 import { describeRunStoreError, openRun, readRunStarted, supersedeRun } from '../../application/reconciliation-runs.ts'
+import { makeAggregateStreamCache } from '../../application/stream-cache.ts'
+import { orderKind, preload } from '../../application/streams.ts'
 import { BANGKOK_OFFSET_MS, formatCalendarDate, parseCalendarDate } from '../../domain/bangkok-time.ts'
 import type { ReconciliationRunStartedData, RunScope, RunTrigger } from '../../domain/reconciliation/events/index.ts'
 import { isChecked, summarizeRun, type ItemRecord, type Run } from '../../domain/reconciliation/run.ts'
@@ -62,6 +64,35 @@ export type ReconcileResult = {
 }
 
 const DAY_MS = 86_400_000
+/** Order streams read in one round trip ahead of their checks (and the pages the run's cache holds). */
+const PRELOAD_PAGE = 256
+const PRELOAD_PAGES_KEPT = 4
+
+/**
+ * Loads the items' streams a page at a time, one page ahead of the checks: `ready(i)` settles once
+ * the page of item `i` is loaded (or its load failed: the checks then read their streams themselves)
+ * and starts the next page's load.
+ */
+const pagedPreloader = (streams: ReadonlyArray<string>, load: (streams: ReadonlyArray<string>) => Promise<void>) => {
+  const pages = new Map<number, Promise<void>>()
+  const start = (page: number): Promise<void> => {
+    let loading = pages.get(page)
+    if (loading === undefined) {
+      const from = page * PRELOAD_PAGE
+      loading = from >= streams.length ? Promise.resolve() : load(streams.slice(from, from + PRELOAD_PAGE)).catch(() => undefined)
+      pages.set(page, loading)
+      pages.delete(page - PRELOAD_PAGES_KEPT)
+    }
+    return loading
+  }
+  return {
+    ready: (i: number): Promise<void> => {
+      const page = Math.floor(i / PRELOAD_PAGE)
+      void start(page + 1)
+      return start(page)
+    },
+  }
+}
 /** A run covers at most this many days (a year and a day). */
 export const MAX_RUN_DAYS = 366
 
@@ -216,6 +247,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     resumed: writer.resumed,
     startedAt: started.startedAt,
     known: byItem,
+    recording: { store: deps.store, now: deps.now, newId: deps.newId, streamCache: makeAggregateStreamCache(PRELOAD_PAGE * PRELOAD_PAGES_KEPT) },
   }
 
   const batcher = makeBatcher(writer, { ...(req.batch ?? { maxItems: 1000, maxMs: 1000 }), ...(req.onBatchRecorded === undefined ? {} : { onRecorded: req.onBatchRecorded }) })
@@ -235,7 +267,18 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     req.onProgress?.({ phase, checked, total: Math.max(total, checked), checkedHere, since })
   }
 
-  await forEachConcurrently(payments.filter((p) => !done('payment', p.merchantOrderId)), req.concurrency, async (p) => add(await checkPayment(run, p)), stopping)
+  const paymentsLeft = payments.filter((p) => !done('payment', p.merchantOrderId))
+  // A dry run records nothing and reads each stream once, after its query: nothing to load ahead.
+  const preloader = pagedPreloader(req.dryRun ? [] : paymentsLeft.map((p) => p.stream), (streams) => preload(run.recording, orderKind, streams))
+  await forEachConcurrently(
+    paymentsLeft.map((p, i) => ({ p, i })),
+    req.concurrency,
+    async ({ p, i }) => {
+      await preloader.ready(i)
+      await add(await checkPayment(run, p))
+    },
+    stopping,
+  )
   phase = 'refunds'
   await forEachConcurrently(
     byOrder(refunds.filter((r) => !done('refund', r.merchantRefundId))),

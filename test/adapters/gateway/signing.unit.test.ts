@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { compareUtf8, satangCanonicalV1, sortedJson } from '../../../src/domain/gateway/canonical.ts'
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, signedRequestHeaders } from '../../../src/domain/gateway/signing.ts'
-import { makeBackgroundSigner } from '../../../src/adapters/gateway/background-signer.ts'
+import { makeBackgroundSigner, makeWorkerSigner } from '../../../src/adapters/gateway/background-signer.ts'
 import { loadSigningVectors } from '../../support/vectors.ts'
 
 const vectors = loadSigningVectors()
@@ -107,5 +107,22 @@ describe('compareUtf8', () => {
 describe('signing on the thread pool', () => {
   it('gives the vector signatures, the same as signing on the event loop', async () => {
     for (const c of vectors.cases) expect(await makeBackgroundSigner(satangCanonicalV1, privateKey(c.signer)).sign(c.fields)).toBe(c.signature)
+  })
+})
+
+describe('signing on worker threads (issue 28)', () => {
+  it('gives the vector signatures, each answer to its own request when many are in flight on two workers', async () => {
+    const signers = new Map<string, ReturnType<typeof makeWorkerSigner>>()
+    const signerOf = (name: Parameters<typeof privateKey>[0]): ReturnType<typeof makeWorkerSigner> => {
+      const known = signers.get(String(name))
+      if (known !== undefined) return known
+      const made = makeWorkerSigner(satangCanonicalV1, privateKey(name), 2)
+      signers.set(String(name), made)
+      return made
+    }
+    // Every vector three times over, all at once: answers must not cross.
+    const cases = [...vectors.cases, ...vectors.cases, ...vectors.cases]
+    const signatures = await Promise.all(cases.map((c) => signerOf(c.signer).sign(c.fields)))
+    expect(signatures).toEqual(cases.map((c) => c.signature))
   })
 })
