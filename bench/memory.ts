@@ -8,7 +8,7 @@
 //                              the soak ÷ mean of the second quarter
 //   satang up --role api       N new notifications, nothing projected
 //   satang up --role projector catches up the log
-//   satang up --role scheduler its sweeps over the log (the daily run off), for a few seconds
+//   satang up --role scheduler until its first anchor of the log is written (10 s after its start), the daily run off
 //   satang up --role relay     publishes the whole log to Kafka, only when a broker is given
 //                              (SATANG_BENCH_KAFKA_BROKERS or SATANG_TEST_KAFKA_BROKERS); else left out
 // "Start" is the RSS once the process is up and (for up and projector) caught up; "peak" is its VmHWM
@@ -25,7 +25,7 @@ import pg from 'pg'
 import { HEAP_FLAGS } from '../bin/heap.js'
 import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchContext, BenchResult, Target } from './types.ts'
-import { countEvents, createBenchDatabase } from './support/databases.ts'
+import { countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
 import { MERCHANT_ID } from './support/event-log.ts'
 import { memoryOf, runJson, runNode, sampleMemory, supportScript } from './support/processes.ts'
 import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
@@ -70,7 +70,7 @@ const WORK: Record<Role, (n: number) => string> = {
   all: (n) => `catching up the log, then ${fmt(n)} new notifications`,
   api: (n) => `${fmt(n)} new notifications`,
   projector: () => 'catching up the log',
-  scheduler: () => 'its sweeps, for 10 s',
+  scheduler: () => 'its first anchor of the log',
   relay: () => 'publishing the whole log to Kafka',
 }
 const KAFKA = process.env['SATANG_BENCH_KAFKA_BROKERS'] ?? process.env['SATANG_TEST_KAFKA_BROKERS']
@@ -98,6 +98,18 @@ const waitForRelay = async (pool: pg.Pool, topic: string, progress: (line: strin
     }
     await new Promise((r) => setTimeout(r, 500))
   }
+}
+
+/** Resolves once the scheduler has written its first anchor of the log (10 s after its start; it reads every stream's head), and 2 s more. */
+const waitForAnchor = async (pool: pg.Pool): Promise<void> => {
+  const deadline = Date.now() + 300_000
+  for (;;) {
+    const { rows } = await pool.query<{ n: string }>(`select count(*)::text as n from "${EVENT_SCHEMA}".anchors`)
+    if (Number(rows[0]?.n ?? 0) > 0) break
+    if (Date.now() > deadline) throw new Error('the scheduler wrote no anchor of the log within 300 s')
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  await new Promise((r) => setTimeout(r, 2_000))
 }
 
 type Measured = { start: number; peak: number; startLine: ProbeLine | undefined; peakLine: ProbeLine | undefined; seconds: number }
@@ -179,7 +191,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
             const load = await runJson<{ sent: number; failures: number; firstFailure: string | null }>('notify-load.ts', [satang.url, bodies, String(CONCURRENCY)])
             if (load.failures > 0) throw new Error(`${LABEL[role]}: ${String(load.failures)} notifications not answered SUCCESS (first: ${load.firstFailure ?? ''})`)
           }
-          if (role === 'scheduler') await new Promise((r) => setTimeout(r, 10_000))
+          if (role === 'scheduler') await waitForAnchor(pool)
           if (role === 'relay') await waitForRelay(pool, topic, ctx.progress)
           let soak: BenchResult[] = []
           if (role === 'all' && soakHere) {
