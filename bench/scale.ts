@@ -5,11 +5,14 @@
 // models (the projector builds them all in one pass over the log; its rate is compared with the
 // catch-up at the small size too), with --rebuild-command `satang project --rebuild` (one pass per
 // read model, swapped in; several times longer).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { PROJECTIONS } from '../src/projections/index.ts'
 import { migrateReadModels } from '../src/projections/migrations.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 import { countEvents } from './support/databases.ts'
-import { runNode, sampleMemory, SATANG_BIN, startNode } from './support/processes.ts'
+import { runNode, sampleMemory, SATANG_BIN, startNode, supportScript } from './support/processes.ts'
 import { satangEnv, waitForProjections } from './support/satang-process.ts'
 import { sharedLog } from './support/shared-log.ts'
 import { measureStore, type Pair, type StoreFigures } from './support/store-figures.ts'
@@ -26,13 +29,30 @@ const compare = (name: string, unit: string, small: Pair, large: Pair, smallEven
   targets: [{ on: 'ratio', op: '>=', value: 0.9 }],
 })
 
-const memoryRows = (what: string, samples: ReadonlyArray<{ peak: number }>): BenchResult => ({
+const memoryRows = (what: string, samples: ReadonlyArray<{ peak: number }>, probe?: string): BenchResult => ({
   name: `${what}: peak RSS of the process`,
   value: round(Math.max(...samples.map((s) => s.peak))),
   unit: 'MB',
   // Issue 28 item 3 / issue 31: a rebuild of 1M events within 200 MB.
   targets: [{ on: 'value', op: '<=', value: 200 }],
+  ...(probe === undefined ? {} : { detail: { highestSample: highestSample(probe) } }),
 })
+
+/** The probe's line (MiB: rss, heap total and used, external, array buffers) at the highest RSS it saw: JavaScript objects vs native memory. */
+const highestSample = (file: string): unknown => {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number })
+  const top = lines.reduce<(typeof lines)[number] | undefined>((a, b) => (a === undefined || b.rss > a.rss ? b : a), undefined)
+  return top === undefined ? null : { rss: top.rss, heapTotal: top.heapTotal, heapUsed: top.heapUsed, external: top.external, arrayBuffers: top.arrayBuffers }
+}
+
+/** The memory probe (bench/support/memory-probe.ts) for a satang process: its environment, writing to `file`. */
+const probeEnv = (file: string): Record<string, string> => {
+  writeFileSync(file, '')
+  return { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${supportScript('memory-probe.ts')}`.trim(), MEMORY_PROBE_FILE: file, MEMORY_PROBE_MS: '1000' }
+}
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   let small = ctx.shared.get(SMALL_FIGURES) as StoreFigures | undefined
@@ -78,7 +98,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   ctx.progress(`rebuilding every read model from ${fmt(total)} events: empty read models, satang project (its own process) catches up…`)
   await db.pool.query('drop schema satang cascade')
   await migrateReadModels({ pool: db.pool, log: ctx.log }, { schema: 'satang', projections: PROJECTIONS })
-  const projector = startNode([SATANG_BIN, 'project'], satangEnv({ SATANG_DATABASE_URL: db.url, SATANG_LOG_LEVEL: 'info' }))
+  const dir = mkdtempSync(join(tmpdir(), 'satang-bench-scale-'))
+  const probe = join(dir, 'probe.jsonl')
+  const projector = startNode([SATANG_BIN, 'project'], satangEnv({ SATANG_DATABASE_URL: db.url, SATANG_LOG_LEVEL: 'info', ...probeEnv(probe) }))
   const sampler = sampleMemory(projector.pid, 250)
   let seconds: number
   try {
@@ -91,10 +113,12 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     await projector.stop()
   }
   const samples = await sampler.stop()
+  const memory = memoryRows(`read models rebuilt from ${compact(total)} events by satang project`, samples, probe)
+  rmSync(dir, { recursive: true, force: true })
   const rate = total / seconds
   const smallRate = ctx.shared.get(CATCH_UP_RATE) as { events: number; rate: number } | undefined
   out.push(
-    memoryRows(`read models rebuilt from ${compact(total)} events by satang project`, samples),
+    memory,
     {
       name: `projection catch-up into every read model (${compact(total)} events)`,
       value: round(rate),

@@ -21,7 +21,7 @@ export const satangEnv = (settings: Readonly<Record<string, string>>): NodeJS.Pr
 export type SatangProcess = { readonly running: Running; readonly url: string }
 
 /** `satang up [--role ROLE]` on its own data directory and an ephemeral port; resolves once it is up. */
-export const startSatang = async (role: 'all' | 'api' | 'projector', settings: Readonly<Record<string, string>>): Promise<SatangProcess> => {
+export const startSatang = async (role: 'all' | 'api' | 'projector' | 'scheduler' | 'relay', settings: Readonly<Record<string, string>>): Promise<SatangProcess> => {
   const dir = mkdtempSync(join(tmpdir(), `satang-bench-${role}-`))
   const running = startNode([SATANG_BIN, 'up', '--allow-superuser', ...(role === 'all' ? [] : ['--role', role])], satangEnv({ SATANG_HTTP_PORT: '0', SATANG_DATA_DIR: dir, SATANG_LOG_LEVEL: 'warn', ...settings }))
   const m = await running.waitFor(/HTTP service at (http:\/\/[^\s]+)/, 180_000)

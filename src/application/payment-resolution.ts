@@ -163,7 +163,9 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
     // (all of them when there is no read model): the last request-cycle event of each stream decides.
     const projected = await fromReadModel()
     const open = new Set(projected?.streams ?? [])
-    const last = new Map<string, string>()
+    // The streams whose last request-cycle event so far leaves the create open, and that event: only
+    // those are kept (memory grows with the open creates, not with every order since the checkpoint).
+    const pending = new Map<string, 'PaymentRequested' | 'PaymentOutcomeUnknown'>()
     const from: ReadAllOptions = projected?.checkpoint === undefined ? {} : { from: projected.checkpoint }
     // Up to the log's head as it is now (a PostgreSQL reader sees the newest events only once older
     // transactions of the cluster have ended), waiting a while for it: a create recorded just before
@@ -175,10 +177,17 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
       (item): E.Either<never, void> => {
         const e = E.isRight(item) ? item.right : undefined
         if (e === undefined) return E.right(undefined)
-        if (['PaymentRequested', 'PaymentRequestAccepted', 'PaymentRequestFailed', 'PaymentOutcomeUnknown'].includes(e.type)) last.set(e.streamName, e.type)
+        if (e.type === 'PaymentRequested' || e.type === 'PaymentOutcomeUnknown') pending.set(e.streamName, e.type)
+        else if (e.type === 'PaymentRequestAccepted' || e.type === 'PaymentRequestFailed') {
+          pending.delete(e.streamName)
+          open.delete(e.streamName)
+        }
         // (A candidate of the read model resolved by an observation after the checkpoint stays a candidate:
         // resolving folds the stream first, finds it resolved and asks the gateway nothing.)
-        else if (e.type === 'StatusObserved' && last.get(e.streamName) === 'PaymentOutcomeUnknown') last.set(e.streamName, 'StatusObserved')
+        else if (e.type === 'StatusObserved' && pending.get(e.streamName) === 'PaymentOutcomeUnknown') {
+          pending.delete(e.streamName)
+          open.delete(e.streamName)
+        }
         return E.right(undefined)
       },
       { waitMs: RECOVERY_HEAD_WAIT_MS },
@@ -190,10 +199,7 @@ export const makeResolver = (deps: RecordingDeps): Resolver => {
         'start-up recovery could not read the order streams up to the head (a long transaction elsewhere in the PostgreSQL cluster hides newer events); creates recorded after it are resolved at the next start, by GET ?refresh=true or by satang reconcile',
       )
     }
-    for (const [stream, type] of last) {
-      if (type === 'PaymentRequested' || type === 'PaymentOutcomeUnknown') open.add(stream)
-      else open.delete(stream)
-    }
+    for (const stream of pending.keys()) open.add(stream)
     let n = 0
     for (const stream of open) {
       if (parseOrderStreamName(stream) === null) continue

@@ -19,6 +19,7 @@ import { setImmediate as yieldToIo } from 'node:timers/promises'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool, PoolClient } from 'pg'
 import type { EventStore, Position, ReadItem, Subscription } from '../application/ports/event-store.ts'
+import { approximateBytes } from '../application/approximate-size.ts'
 import { decodeDomainEvent, describeEventDecodeError } from '../domain/events/registry.ts'
 import type { Logger } from '../logger.ts'
 import { isRetriablePgError } from '../platform/postgres/errors.ts'
@@ -53,6 +54,12 @@ export type ProjectorConfig = {
   readonly projections: ReadonlyArray<Projection>
   /** Events per batch. Default 5000. */
   readonly batchSize?: number
+  /**
+   * Bytes of decoded events the projector holds, all projections together (an estimate of their heap
+   * size, see `approximateBytes`): the shared buffer stops its reader past it, and a batch takes at
+   * most a third of it, whatever `batchSize` says. Default `DEFAULT_BUFFER_BYTES`.
+   */
+  readonly bufferBytes?: number
   /** How long to wait before retrying after an operational failure. Default 1000 ms. */
   readonly retryDelayMs?: number
   /** See `ProjectionTarget.eventTable`: set only when the event store is PostgreSQL in the read models' database. */
@@ -169,13 +176,45 @@ const applyToProjection = async (
   }
 }
 
+/** Decoded events the projector holds at most, in bytes (issue 31): 24 MiB, about 10,000 events of the usual size. */
+export const DEFAULT_BUFFER_BYTES = 24 * 1024 * 1024
+
+/** One decoded item in this many is measured (`approximateBytes`); the others count at the running average. */
+const SIZE_SAMPLE = 16
+
+/**
+ * The count limits that keep `budgetBytes` of decoded items: the buffer's (at most `highWater`) and a
+ * batch's (at most `batchSize`, and a third of the budget), from the running average size of the items
+ * (one in `SIZE_SAMPLE` measured). Larger events than usual make both shorter, so the projector holds
+ * about its budget whatever its events weigh; at least one item each.
+ */
+export const makeBufferSizer = (batchSize: number, highWater: number, budgetBytes: number) => {
+  let average = 0
+  let seen = 0
+  const fit = (bytes: number, most: number): number => (average === 0 ? most : Math.max(1, Math.min(most, Math.floor(bytes / average))))
+  return {
+    observe: (item: BatchItem): void => {
+      if (seen++ % SIZE_SAMPLE !== 0) return
+      const bytes = approximateBytes(item)
+      // The mean of the first samples, then a moving average of the recent ones (1/8 of each new one).
+      average = average === 0 ? bytes : average + (bytes - average) / 8
+    },
+    /** Items the buffer holds before its reader waits. */
+    capacity: (): number => fit(budgetBytes, highWater),
+    /** Items one batch takes at most. */
+    batch: (): number => fit(budgetBytes / 3, batchSize),
+    averageBytes: (): number => average,
+  }
+}
+
 /**
  * The events read from the log, shared by the projections: one reader appends, each projection takes
  * from its own cursor at its own pace, and an item is dropped once every projection has taken it.
- * The reader's handler waits while the slowest projection is `highWater` items behind (back-pressure on
- * the store's reader), so a slow read model bounds memory without holding the fast ones back.
+ * The reader's handler waits while the slowest projection is `sizer.capacity()` items behind
+ * (back-pressure on the store's reader: a count and a byte budget), so a slow read model bounds memory
+ * without holding the fast ones back.
  */
-const makeSharedLog = (names: ReadonlyArray<string>, highWater: number) => {
+const makeSharedLog = (names: ReadonlyArray<string>, sizer: ReturnType<typeof makeBufferSizer>) => {
   // Items are decoded as they arrive, so decoding overlaps with the projections' database work.
   let items: BatchItem[] = []
   let base = 0 // the sequence number of items[0]
@@ -188,7 +227,7 @@ const makeSharedLog = (names: ReadonlyArray<string>, highWater: number) => {
     if (!Number.isFinite(min) || min <= base) return
     items = items.slice(min - base)
     base = min
-    if (items.length < highWater) {
+    if (items.length < sizer.capacity()) {
       wakeProducer?.()
       wakeProducer = undefined
     }
@@ -199,16 +238,20 @@ const makeSharedLog = (names: ReadonlyArray<string>, highWater: number) => {
   }
   return {
     push: async (item: ReadItem): Promise<void> => {
-      items.push(decodeBatchItem(item))
+      const decoded = decodeBatchItem(item)
+      sizer.observe(decoded)
+      items.push(decoded)
       wakeAll()
-      if (items.length >= highWater) await new Promise<void>((r) => (wakeProducer = r))
+      if (items.length >= sizer.capacity()) await new Promise<void>((r) => (wakeProducer = r))
     },
-    /** Waits for items after `name`'s cursor (or `interrupt`), then returns up to `max` of them (not yet taken). */
-    peek: async (name: string, max: number, interrupt: Promise<unknown>): Promise<BatchItem[]> => {
+    /** Waits for items after `name`'s cursor (or `interrupt`), then returns up to a batch of them (not yet taken). */
+    peek: async (name: string, interrupt: Promise<unknown>): Promise<BatchItem[]> => {
       const at = (): number => cursors.get(name) ?? end()
       if (at() >= end()) await Promise.race([new Promise<void>((r) => waiting.set(name, r)), interrupt])
       // Let the reader finish the page it is delivering: batches of one event would waste transactions.
-      if (at() >= end() - max) await yieldToIo()
+      if (at() >= end() - sizer.batch()) await yieldToIo()
+      // Sized once the items are there (the first ones tell their size).
+      const max = sizer.batch()
       const from = at() - base
       return items.slice(from, from + max)
     },
@@ -243,6 +286,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
   const log = deps.log.child({ component: 'projector' })
   const names = config.projections.map((p) => p.name)
   const batchSize = config.batchSize ?? 5000
+  const bufferBytes = config.bufferBytes ?? DEFAULT_BUFFER_BYTES
   const retryDelayMs = config.retryDelayMs ?? 1000
   const stopping = new AbortController()
   const stopped = new Promise<void>((r) => stopping.signal.addEventListener('abort', () => r(), { once: true }))
@@ -254,7 +298,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
    * up to a batch, as fast as its own transactions allow.
    */
   const follow = async (from: Position | null, live: ReadonlyArray<Projection>): Promise<void> => {
-    const shared = makeSharedLog(live.map((p) => p.name), batchSize * 3)
+    const shared = makeSharedLog(live.map((p) => p.name), makeBufferSizer(batchSize, batchSize * 3, bufferBytes))
     const sub = deps.store.subscribeToAll(from === null ? {} : { from }, (item) => shared.push(item))
     subscription = sub
     let ended: { readonly reason: string; readonly cause?: unknown } | undefined
@@ -269,7 +313,7 @@ export const startProjector = (deps: ProjectorDeps, config: ProjectorConfig): Pr
       let floor = from
       let batches = 0
       while (!stopping.signal.aborted && !halt.signal.aborted) {
-        const items = await shared.peek(projection.name, batchSize, interrupt)
+        const items = await shared.peek(projection.name, interrupt)
         if (items.length === 0) {
           if (stopping.signal.aborted || halt.signal.aborted) return
           if (ended !== undefined) throw new Error(ended.reason, { cause: ended.cause })

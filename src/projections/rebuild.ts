@@ -4,7 +4,7 @@ import type { EventStore, Position, ReadItem } from '../application/ports/event-
 import type { Logger } from '../logger.ts'
 import { REBUILD_LOCKS } from '../platform/postgres/names.ts'
 import { CHECKPOINTS_TABLE, readCheckpoints } from './checkpoints.ts'
-import { decodeBatchItem, type BatchItem } from './projector.ts'
+import { decodeBatchItem, DEFAULT_BUFFER_BYTES, makeBufferSizer, type BatchItem } from './projector.ts'
 import { qualified, readsStream, type ProjectedEvent, type Projection } from './types.ts'
 
 /**
@@ -74,8 +74,10 @@ const catchUp = async (
   let position = from
   let lastRecordedAt: Date | null = null
   let applied = 0
+  // Pages bounded by bytes too (issue 31): two in memory, each at most a third of the projector's budget.
+  const sizer = makeBufferSizer(batchSize, batchSize * 2, DEFAULT_BUFFER_BYTES)
   const read = async (after: Position | null): Promise<ReadonlyArray<ReadItem>> => {
-    const page = await deps.store.readAll({ ...(after === null ? {} : { from: after }), maxCount: batchSize })()
+    const page = await deps.store.readAll({ ...(after === null ? {} : { from: after }), maxCount: sizer.batch() })()
     if (E.isLeft(page)) throw new Error(`rebuild of ${projection.name}: reading the event log failed (${page.left._tag})`, { cause: page.left })
     return page.right
   }
@@ -83,6 +85,7 @@ const catchUp = async (
   for (;;) {
     if (page.length === 0) return { position, lastRecordedAt, applied }
     const items = page.map(decodeBatchItem)
+    for (const item of items) sizer.observe(item)
     const last = items.at(-1)
     // The next page is read (on another connection) while this one is applied: at most two pages in memory.
     const next = last === undefined ? Promise.resolve<ReadonlyArray<ReadItem>>([]) : read(last.position)
