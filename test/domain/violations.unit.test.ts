@@ -33,3 +33,13 @@ describe('violations', () => {
     expect(formatViolations([{ path: '', rule: 'must be an object' }, { path: 'a.b', rule: 'is required' }])).toBe('must be an object\na.b: is required')
   })
 })
+
+describe('violationsOf with a context that starts at a named field', () => {
+  it('given errors of a codec validated under a keyed root entry, when turned into violations, then the path starts with that key', () => {
+    // given: a caller validates a part of a body under the name of its field
+    const codec = t.type({ amount: t.number })
+    const result = codec.validate({ amount: 'x' }, [{ key: 'body', type: codec, actual: { amount: 'x' } }])
+    // when/then
+    expect(E.isLeft(result) ? violationsOf(result.left) : []).toEqual([{ path: 'body.amount', rule: 'must be number' }])
+  })
+})

@@ -49,6 +49,11 @@ describe('the per-account throttle', () => {
     // Just inside the window, the count goes on.
     expect(accountFailed(p, r.state, later(p.windowMs - 1)).failures).toBe(5)
   })
+  it('given four failures, when the next comes exactly one window after the first, then the window starts again', () => {
+    const r = fail(4)
+    expect(accountFailed(p, r.state, later(p.windowMs))).toEqual({ ...accountFailed(p, NO_FAILURES, later(p.windowMs)) })
+    expect(accountFailed(p, r.state, later(p.windowMs)).failures).toBe(1)
+  })
 
   it('a second lockout lasts twice as long, up to an hour', () => {
     const first = fail(5)

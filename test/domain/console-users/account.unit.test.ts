@@ -55,3 +55,12 @@ describe('roles', () => {
     expect(rolesOfClaim({ role: 'admin' })).toEqual([])
   })
 })
+
+describe('account rules at their defaults', () => {
+  it('given no user name, when a password holds the text "null", then it breaks no rule', () => {
+    expect(passwordViolations('a nullable passphrase', null)).toEqual([])
+  })
+  it('given no path, when a role is unknown, then the violation names the field role', () => {
+    expect(roleViolations('boss')).toEqual([{ path: 'role', rule: 'must be one of finance, auditor, admin' }])
+  })
+})

@@ -32,3 +32,10 @@ describe('domain event metadata', () => {
     expect(Object.keys(toStoreMetadata({ ...base, signature: { verified: true } }).signature ?? {})).toEqual(['verified'])
   })
 })
+
+describe('the store form with a trace context', () => {
+  it('given a traceparent, when turned into the store form, then it is kept', () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+    expect(toStoreMetadata({ ...base, traceparent })).toStrictEqual({ ...base, traceparent })
+  })
+})

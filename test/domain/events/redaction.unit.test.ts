@@ -80,3 +80,37 @@ describe('RedactedPayload codec', () => {
     expect(E.isLeft(RedactedPayload.decode({ mobile_number: { redacted: true, value: '0898765432' } }))).toBe(true)
   })
 })
+
+describe('what counts as a redaction marker', () => {
+  it('given payer fields holding a number, a boolean, an empty object or an empty list, when redacted, then each is replaced by a marker', () => {
+    // given: values that have no keys of their own, so only their shape tells them from a marker
+    const fields = { phone: 812345678, email: true, address: {}, company: [] }
+    // when
+    const redacted = redactPayerData(fields)
+    // then
+    expect(redacted).toEqual({ phone: { redacted: true }, email: { redacted: true }, address: { redacted: true }, company: { redacted: true } })
+  })
+  it('given objects that look like markers but carry more, when redacted, then they are replaced by a real marker', () => {
+    // given: a payer value in clear beside redacted and digest, and a digest that is not a text
+    const fields = {
+      full_name: { redacted: true, digest: 'd1', name: 'Somchai' },
+      phone: { redacted: true, digest: 5 },
+      email: { redacted: false },
+      address: { redacted: true, digest: 'd2' },
+    }
+    // when
+    const redacted = redactPayerData(fields)
+    // then: only the last one is a marker already, and it is kept as it is
+    expect(redacted).toEqual({ full_name: { redacted: true }, phone: { redacted: true }, email: { redacted: true }, address: { redacted: true, digest: 'd2' } })
+  })
+  it('given a stored payload whose customer has an unlisted field in clear, when checked, then it is refused', () => {
+    // given/when/then: inside `customer`, a field not kept in clear must be a marker
+    expect([
+      isRedacted({ customer: { nickname: 'Chai' } }),
+      isRedacted({ customer: { nickname: { redacted: true }, merchant_user_id: 'u-1' } }),
+      isRedacted({ phone: 812345678 }),
+      isRedacted({ phone: {} }),
+      isRedacted({ phone: { redacted: true, digest: 'd', name: 'x' } }),
+    ]).toEqual([false, true, false, false, false])
+  })
+})

@@ -387,3 +387,29 @@ describe('direct payment request: decoded value', () => {
     expect(DirectPaymentRequest.encode(decoded(DirectPaymentRequest, input))).toEqual(input)
   })
 })
+
+describe('direct payment request: payment_type outside its quirk, and beside an equal payment_method', () => {
+  it('given payment_type on another service than svc.wallet_a.offline.pay, when decoded, then it is not read as the method', () => {
+    // given: wallet_b with MERCHANT_SCAN's auth_code, the method sent as payment_type only
+    const input = wb('MERCHANT_SCAN', { payment_method: undefined, payment_type: 'MERCHANT_SCAN' })
+    // when/then: no method, so auth_code is not allowed, and payment_type is no field of wallet_b
+    expect(violations(DirectPaymentRequest, input)).toEqual([
+      { path: 'payment_method', rule: 'is required' },
+      { path: 'auth_code', rule: 'is only allowed when service is svc.wallet_b.pay and payment_method is MERCHANT_SCAN' },
+      { path: 'payment_type', rule: 'is not a field of svc.wallet_b.pay' },
+    ])
+  })
+  it('given payment_type equal to payment_method, when decoded, then nothing is wrong', () => {
+    expect(violations(DirectPaymentRequest, wao('MERCHANT_SCAN', { payment_type: 'MERCHANT_SCAN' }))).toEqual([])
+  })
+  it('given a payment_type that contradicts payment_method and is no method of the service, when decoded, then only the contradiction is named', () => {
+    expect(violations(DirectPaymentRequest, wao('DYNAMIC_CODE', { payment_type: 'THAI_QR' }))).toEqual([
+      { path: 'payment_type', rule: 'must equal payment_method when both are sent' },
+    ])
+  })
+  it('given an unknown service with a conditional field, when decoded, then only the service is named', () => {
+    expect(violations(DirectPaymentRequest, qr({ service: 'svc.x', card: { token: 't' } }))).toEqual([
+      { path: 'service', rule: 'must be svc.wallet_a.offline.pay, svc.wallet_a.pay, svc.wallet_b.pay, svc.thaiqr.pay, svc.mobile.banking.pay, svc.wallet_c.pay, svc.wallet_e.pay, svc.wallet_d.pay, svc.wallet_f.pay, svc.bankcard.pay or svc.direct-debit.pay' },
+    ])
+  })
+})

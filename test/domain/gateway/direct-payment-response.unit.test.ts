@@ -3,6 +3,7 @@ import { DIRECT_PAYMENT_METHODS } from '../../../src/domain/gateway/direct-payme
 import {
   DIRECT_RESPONSE_CONDITIONAL_FIELDS,
   DirectPaymentResponse,
+  PayParams,
   directPaymentResponseFor,
   expectedDirectResponseFields,
   type DirectResponseField,
@@ -203,5 +204,26 @@ describe('DirectPaymentResponse (lenient, any service)', () => {
   it('accepts an unlisted method leniently in the factory', () => {
     const codec = directPaymentResponseFor('svc.wallet_b.pay', 'FUTURE_METHOD')
     expect(violations(codec, responseWith([...BASE_REQUIRED, 'create_time', 'link_url', 'qr_code']))).toEqual([])
+  })
+})
+
+describe('direct payment response: defaults and names', () => {
+  it('given a payment_method the table does not list, when the fields are asked, then create_time is required and every other conditional field optional', () => {
+    expect(expectedDirectResponseFields('svc.thaiqr.pay', 'NOT_A_METHOD')).toEqual({
+      required: [...BASE_REQUIRED, 'create_time'],
+      optional: [...BASE_OPTIONAL, ...DIRECT_RESPONSE_CONDITIONAL_FIELDS.filter((f) => f !== 'create_time')],
+    })
+    expect(expectedDirectResponseFields('svc.thaiqr.pay', 'NOT_A_METHOD').optional).not.toContain('create_time')
+  })
+  it('given another service than svc.wallet_a.offline.pay, when create_time is missing, then only create_time is named, without the order_create_time quirk', () => {
+    const codec = directPaymentResponseFor('svc.thaiqr.pay', 'THAI_QR')
+    const input = responseWith(expectedDirectResponseFields('svc.thaiqr.pay', 'THAI_QR').required.filter((f) => f !== 'create_time'))
+    expect(violations(codec, input)).toEqual([{ path: 'create_time', rule: 'is required' }])
+  })
+  it('given a service and method, when the decoder is built, then its name says which', () => {
+    expect(directPaymentResponseFor('svc.thaiqr.pay', 'THAI_QR').name).toBe('DirectPaymentResponse(svc.thaiqr.pay, THAI_QR)')
+  })
+  it('given pay_params absent, when decoded on its own, then it is required, not of the wrong type', () => {
+    expect(violations(PayParams, undefined)).toEqual([{ path: '', rule: 'is required' }])
   })
 })

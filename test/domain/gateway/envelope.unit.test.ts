@@ -111,3 +111,41 @@ describe('the envelope, rule by rule', () => {
     expect(violations(WithData, { code: 200000, message: 'Success', trace_id: 't', data: { ...data, order_amount: 'x' } }).map((v) => v.path)).toContain('data.order_amount')
   })
 })
+
+describe('the envelope, built and used within one test', () => {
+  it('given envelopeOf with a data codec, when it decodes a success, then its data is decoded, not refused as unexpected', () => {
+    // given: the envelope is built here, not when the module loads
+    const envelope = envelopeOf(CheckoutApplyResponse)
+    // when/then
+    expect(decoded(envelope, { code: 200000, message: 'Success', trace_id: 't', data })).toEqual({ _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 't', data })
+    expect(envelope.name).toBe(`Envelope<${CheckoutApplyResponse.name}>`)
+    const wire = { code: 200000, message: 'Success', trace_id: 't', data }
+    expect(envelope.encode(decoded(envelope, wire))).toStrictEqual(wire)
+  })
+  it('given Envelope built here with a data codec, when it decodes and encodes a success, then its data goes through that codec both ways', () => {
+    const envelope = Envelope(CheckoutApplyResponse)
+    const wire = { code: 200000, message: 'Success', trace_id: 't', data }
+    expect(decoded(envelope, wire)).toEqual({ _tag: 'GatewaySuccess', code: 200000, message: 'Success', trace_id: 't', data })
+    expect(envelope.encode(decoded(envelope, wire))).toStrictEqual(wire)
+    expect(violations(envelope, { ...wire, data: { ...data, order_amount: 'x' } }).map((v) => v.path)).toEqual(['data.order_amount'])
+    expect(envelope.name).toBe(`Envelope<${CheckoutApplyResponse.name}>`)
+  })
+  it('given a built envelope, when asked is(), then it answers for decoded replies only', () => {
+    const envelope = envelopeOf(CheckoutApplyResponse)
+    expect([envelope.is({ _tag: 'GatewaySuccess' }), envelope.is({ _tag: 'GatewayError' }), envelope.is({ _tag: 'Other' }), envelope.is({ code: 1 }), envelope.is('x')]).toEqual([true, true, false, false, false])
+    expect([EmptyEnvelope.is({ _tag: 'GatewayError' }), Envelope(CheckoutApplyResponse).is(null)]).toEqual([true, false])
+  })
+  it('given a success code with a message that is not a string, when decoded, then only the type of the message is named', () => {
+    expect(violations(CheckoutEnvelope, { code: 200000, message: 7, trace_id: 't', data })).toEqual([{ path: 'message', rule: 'must be a string' }])
+  })
+  it('given an error without data, when decoded, then the reply has no data key at all', () => {
+    const reply = decoded(CheckoutEnvelope, { code: 400001, message: 'Bad', trace_id: 't' })
+    expect(reply).toStrictEqual({ _tag: 'GatewayError', code: 400001, message: 'Bad', trace_id: 't' })
+    expect(Object.keys(reply)).toEqual(['_tag', 'code', 'message', 'trace_id'])
+  })
+  it('given an error reply with data, when encoded by an envelope whose success carries no data, then its data is kept', () => {
+    const error = { _tag: 'GatewayError', code: 400001, message: 'Bad', trace_id: 't', data: { field: 'x' } } as const
+    expect(EmptyEnvelope.encode(error)).toStrictEqual({ code: 400001, message: 'Bad', trace_id: 't', data: { field: 'x' } })
+    expect(envelopeOf(null).encode(error)).toStrictEqual({ code: 400001, message: 'Bad', trace_id: 't', data: { field: 'x' } })
+  })
+})

@@ -25,11 +25,11 @@ describe('field codecs', () => {
     expect(violations(absentable(MerchantId), '')).toEqual([])
     expect(violations(absentable(MerchantId), '1')).toEqual([{ path: '', rule: 'must be 18 digits starting with 14' }])
   })
-  it.each(['203.0.113.7', '0.0.0.0', '255.255.255.255', '2001:db8::1', '::1', '::', 'fe80:0:0:0:0:0:0:1', '::ffff:192.0.2.1', '2001:DB8:0:0:8:800:200C:417A'])(
+  it.each(['203.0.113.7', '0.0.0.0', '255.255.255.255', '2001:db8::1', '::1', '::', 'fe80:0:0:0:0:0:0:1', '::ffff:192.0.2.1', '2001:DB8:0:0:8:800:200C:417A', '1:2:3:4:5:6:192.0.2.1'])(
     'IpAddress accepts %s',
     (ip) => expect(violations(IpAddress, ip)).toEqual([]),
   )
-  it.each(['256.1.1.1', '1.2.3', '01.2.3.4', 'localhost', '2001:db8:::1', '1:2:3:4:5:6:7:8:9', '1::2:3:4:5:6:7:8', 'fe80::1%eth0', ' 1.2.3.4'])(
+  it.each(['256.1.1.1', '1.2.3', '01.2.3.4', 'localhost', '2001:db8:::1', '1:2:3:4:5:6:7:8:9', '1::2:3:4:5:6:7:8', 'fe80::1%eth0', ' 1.2.3.4', '1:2:3::4:5::6:7:8', '::ffff:256.0.2.1', '1:2:3:4:5:6:7:192.0.2.1'])(
     'IpAddress rejects %s',
     (ip) => expect(violations(IpAddress, ip)).toEqual([{ path: '', rule: 'must be an IPv4 or IPv6 address such as 203.0.113.7' }]),
   )

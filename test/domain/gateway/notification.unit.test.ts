@@ -65,4 +65,7 @@ describe('notifications to notify_url (our default payload)', () => {
   it('encodes each kind back to what was received', () => {
     for (const n of [payment, refund, subscription]) expect(Notification.encode(decoded(Notification, n))).toEqual(n)
   })
+  it('given each kind, when encoded, then exactly the fields received come back, no key added', () => {
+    for (const n of [payment, refund, subscription]) expect(Notification.encode(decoded(Notification, n))).toStrictEqual(n)
+  })
 })

@@ -176,3 +176,14 @@ describe('subscription responses', () => {
     ])
   })
 })
+
+describe('subscription create: counts with padding or of the wrong type', () => {
+  it('given total_terms with a leading zero or a space, when decoded, then each is named by the one rule it breaks', () => {
+    expect(violations(SubscriptionCreateRequest, aCreate({ total_terms: '01' }))).toEqual([{ path: 'total_terms', rule: 'must be at least 2' }])
+    expect(violations(SubscriptionCreateRequest, aCreate({ total_terms: '1 ' }))).toEqual([{ path: 'total_terms', rule: 'must contain only digits' }])
+    expect(violations(SubscriptionCreateRequest, aCreate({ total_terms: ' 1' }))).toEqual([{ path: 'total_terms', rule: 'must contain only digits' }])
+  })
+  it('given an interval sent as a number out of the range, when decoded, then only its type is named', () => {
+    expect(violations(SubscriptionCreateRequest, aCreate({ interval: 99 }))).toEqual([{ path: 'interval', rule: 'must be a string' }])
+  })
+})

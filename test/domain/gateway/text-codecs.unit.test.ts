@@ -47,3 +47,20 @@ describe('absentable', () => {
     expect([Cents.encode(5), Cents.encode(null), Cents.encode('')]).toEqual(['5', null, ''])
   })
 })
+
+describe('codecs built within the test', () => {
+  it('given an absentable codec built here, when asked is(), then null, "" and valid values are its values', () => {
+    const Url = absentable(text('link_url', 10))
+    expect([Url.is(null), Url.is(''), Url.is('http://x'), Url.is('http://too-long.example'), Url.is(undefined)]).toEqual([true, true, true, false, false])
+  })
+  it('given a present value whose codec would not give "" back, when "" is encoded, then it stays ""', () => {
+    // given: a codec whose encoding of "" (read as 0) is "0"
+    const Hundredths = absentable(new t.Type<number, string, unknown>('Hundredths', (u): u is number => typeof u === 'number', (u, c) => (typeof u === 'string' ? t.success(Number(u)) : t.failure(u, c)), (n) => String(n * 100)))
+    // when/then
+    expect([Hundredths.encode(''), Hundredths.encode(null), Hundredths.encode(2)]).toEqual(['', null, '200'])
+  })
+  it('given anyText built here, when any text is decoded, then only the character rules apply', () => {
+    const Note = anyText('note')
+    expect([decodeAll(Note, 'x'.repeat(2000)), decodeAll(Note, '')]).toEqual([E.right('x'.repeat(2000)), E.left([{ path: '', rule: 'must not be empty' }])])
+  })
+})

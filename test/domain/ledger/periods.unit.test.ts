@@ -133,7 +133,7 @@ describe('closing periods: each rule at its edge, the event whole', () => {
 describe('rule books and adjustments at their edges', () => {
   const version = (v: number): PostingRules => ({ ...POSTING_RULES_V1, version: v })
   it('versions must be whole numbers 1..n, each once, at most 300', () => {
-    for (const bad of [[version(0)], [version(1.5)], [version(-1), version(1)], [version(1), version(Number.NaN)]]) {
+    for (const bad of [[], [version(0)], [version(1.5)], [version(-1), version(1)], [version(1), version(Number.NaN)]]) {
       expect(() => ruleBookOf(...bad)).toThrow('a rule book holds versions 1..n, each once')
     }
     expect(() => ruleBookOf(version(1), version(3))).toThrow('a rule book holds versions 1..n: version 2 is missing')

@@ -93,3 +93,19 @@ describe('the gateway has the order', () => {
     expect(comparePayment(aPaidItem(), { _tag: 'Failed', reason: 'TransportFailed: timeout' }, POLICY)).toEqual({ _tag: 'Unchecked', reason: 'TransportFailed: timeout', amountAtStake: 10000n })
   })
 })
+
+describe('an accepted create without a status (its answer disagreed with the order)', () => {
+  it('given the gateway does not know the order, when compared past the grace, then it is missing at the gateway, not healed', () => {
+    // given: accepted, but the answer's amount or currency disagreed, so satang holds no status
+    for (const phase of ['accepted', 'resolved_by_observation'] as const) {
+      const item = aPaymentItem({ status: null, phase, since: longAgo })
+      // when/then
+      expect(comparePayment(item, notFound, POLICY)).toEqual({
+        _tag: 'Break',
+        class: 'missing_at_gateway',
+        amountAtStake: 10000n,
+        detail: 'satang recorded the order as accepted; the gateway answers 404001 not found',
+      })
+    }
+  })
+})

@@ -26,6 +26,10 @@ describe('break lifecycle', () => {
     expect(lifecycleStep(heal('PS', 1n), [known({ class: 'stale_pending' })], run).resolve).toEqual([{ breakId: 'b-old', class: 'stale_pending', resolution: 'healed' }])
     expect(lifecycleStep(pending('still PI'), [known({ class: 'query_failed' })], run).outcome).toBe('pending')
   })
+  it('given a heal, when stepped, then the item is healed and its known break resolved as healed, all of it', () => {
+    expect(lifecycleStep(heal('PS', 1n), [known({ class: 'stale_pending' })], run)).toEqual({ outcome: 'healed', breakId: null, detect: null, resolve: [{ breakId: 'b-old', class: 'stale_pending', resolution: 'healed' }] })
+    expect(lifecycleStep(heal('PS', 1n), [], run)).toEqual({ outcome: 'healed', breakId: null, detect: null, resolve: [] })
+  })
   it('given a known break of another class, then it is resolved as reclassified and the new class detected', () => {
     const step = lifecycleStep(breakOf('status_conflict', 5n, 'x'), [known()], run)
     expect(step.resolve).toEqual([{ breakId: 'b-old', class: 'amount_mismatch', resolution: 'reclassified' }])

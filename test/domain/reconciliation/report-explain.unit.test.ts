@@ -23,6 +23,7 @@ describe('money for people', () => {
   it('reads baht text and satang digits, refuses anything else', () => {
     expect(satangOfText('90.00', false)).toBe(9000n)
     expect(satangOfText('90.5', false)).toBe(9050n)
+    expect([satangOfText('-90.50', false), satangOfText('-9050', true)]).toEqual([-9050n, -9050n])
     expect(satangOfText('90', false)).toBe(9000n)
     expect(satangOfText('9000', true)).toBe(9000n)
     expect(satangOfText('9.001', false)).toBeNull()

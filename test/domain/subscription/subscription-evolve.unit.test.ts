@@ -142,7 +142,7 @@ describe('charges and their outcomes', () => {
 
 describe('plans', () => {
   it('interval and total_terms: whole numbers of at least 1, digits only', () => {
-    for (const bad of ['0', '1a', 'a1', ' 1', '1.5', '-1', '', '99999999999999999999']) {
+    for (const bad of ['0', '1a', 'a1', ' 1', '1 ', '1.5', '-1', '', '99999999999999999999']) {
       expect(planOfRequest(aCreateRequest({ interval: bad }), at(0))).toEqual(E.left([{ path: 'interval', rule: 'must be a whole number of at least 1' }]))
     }
     expect(planOfRequest(aCreateRequest({ total_terms: '0', interval: '0' }), at(0))).toEqual(
@@ -159,5 +159,29 @@ describe('plans', () => {
       expect([bad, billingPlanOf({ ...PLAN, ...bad })]).toEqual([bad, null])
     }
     expect(billingPlanOf({ ...PLAN, totalTerms: 0 })).toMatchObject({ totalTerms: 0 })
+  })
+})
+
+describe('events that find the subscription in an unexpected state', () => {
+  const createRequested = (plan = PLAN, seq = 1): SubscriptionEvent =>
+    subscriptionRequested.make({ requestSeq: seq, operation: 'create', merchantId: MERCHANT_ID, merchantSubscribeId: SUBSCRIBE_ID, plan, merchantUrls: MERCHANT_URLS, request: redactPayerData({}), requestedAt: at(0) })
+  it('given a subscription, when a second create request comes, then nothing changes', () => {
+    expect(subscription([createRequested(), createRequested(PLAN, 2)])).toEqual(subscription([createRequested()]))
+  })
+  it('given a create that failed, when the gateway says it was created after all, then it keeps its lifecycle and has no request pending', () => {
+    const before = subscription([createRequested(), failed('create')])
+    expect(subscription([createRequested(), failed('create'), created()])).toEqual({ ...before, recurringBillId: BILL_ID, linkUrl: 'https://gateway.example/s/1', pending: null, lifecycle: 'request_failed' })
+  })
+  it('given a create still requested, when an update outcome turns unknown, then the lifecycle stays requested', () => {
+    const before = subscription([createRequested()])
+    expect(subscription([createRequested(), unknown('update', 2)])).toEqual({ ...before, pending: { ...before.pending, phase: 'outcome_unknown' }, lifecycle: 'requested' })
+  })
+  it('given no subscription, when a create fails or turns unknown, then there is still none', () => {
+    expect([fold([failed('create')]), fold([unknown('create')])]).toEqual([{ _tag: 'NoSubscription' }, { _tag: 'NoSubscription' }])
+  })
+  it('given a plan whose start date is no calendar date, when activated, then no charge schedule starts', () => {
+    const plan = { ...PLAN, startDate: '2026-02-30' }
+    const before = subscription([createRequested(plan)])
+    expect(subscription([createRequested(plan), activated()])).toEqual({ ...before, recurringBillId: 'OTHER-BILL', lifecycle: 'active', charges: null, observationKeys: new Set(['act']) })
   })
 })
