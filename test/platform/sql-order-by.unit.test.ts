@@ -23,9 +23,9 @@ const castNames = (sql: string): ReadonlySet<string> => new Set([...sql.matchAll
 
 const KEYWORDS = /^(asc|desc|nulls|first|last|collate|using|C)$/i
 
-/** Unqualified names in each ORDER BY list (up to LIMIT, OFFSET, FOR UPDATE, a closing parenthesis or the end) and DISTINCT ON list of `sql`. */
+/** Unqualified names in each ORDER BY list (up to LIMIT, OFFSET, FOR UPDATE, the RETURNING of an INSERT … SELECT … ORDER BY, a closing parenthesis or the end) and DISTINCT ON list of `sql`. */
 const orderNames = (sql: string): ReadonlyArray<string> => {
-  const lists = [...sql.matchAll(/\border by\b([^)]*?)(?=\blimit\b|\boffset\b|\bfor update\b|\)|;|$)/gi), ...sql.matchAll(/\bdistinct on\s*\(([^)]*)\)/gi)].map((m) => m[1] ?? '')
+  const lists = [...sql.matchAll(/\border by\b([^)]*?)(?=\blimit\b|\boffset\b|\bfor update\b|\breturning\b|\)|;|$)/gi), ...sql.matchAll(/\bdistinct on\s*\(([^)]*)\)/gi)].map((m) => m[1] ?? '')
   return lists.flatMap((list) => [...list.matchAll(/(?<![\w.'"$])([a-z_]\w*)(?![\w.(])/gi)].map((n) => n[1] ?? '').filter((n) => !KEYWORDS.test(n)))
 }
 
@@ -48,6 +48,9 @@ describe('queries order by table columns, not by text casts of them', () => {
     expect(unsafeOrderings('const q = `select distinct on (stream_name) stream_name, stream_revision::text from e order by stream_name, stream_revision desc`')).toHaveLength(1)
     expect(unsafeOrderings('const q = `select a.seq::text, reason from anchors a order by a.seq`')).toEqual([])
     expect(unsafeOrderings('const q = `select sum(x)::text as total from t order by day`')).toEqual([])
+    // An INSERT … SELECT … ORDER BY's list ends where its RETURNING begins.
+    expect(unsafeOrderings('const q = `with i as (insert into e (a) select q.a from q order by q.ord returning a, position) select i.position::text from i`')).toEqual([])
+    expect(unsafeOrderings('const q = `insert into e (a) select position::text from q order by position returning a`')).toHaveLength(1)
   })
 
   it('no query in src/ orders by an unqualified name its select list casts', () => {
