@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { isLintProbe } from '../support/lint-probe.ts'
 
 /**
  * Every file satang writes is written without following a symbolic link (issue 22): through
@@ -27,7 +28,7 @@ const WRITERS = ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', '
 const FS_MODULE = /^(node:)?fs(\/promises)?$/
 
 const filesUnder = (dir: string): ReadonlyArray<string> =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : /\.(ts|js|mjs|cjs)$/.test(d.name) ? [join(dir, d.name)] : []))
+  readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : /\.(ts|js|mjs|cjs)$/.test(d.name) && !isLintProbe(d.name) ? [join(dir, d.name)] : []))
 
 /** The text of the call's arguments from `open` at `start` (the index of its '('), parentheses balanced. */
 const argumentsAt = (source: string, start: number): string => {
