@@ -43,8 +43,12 @@ export const toJson = (u: unknown): Json => {
   return null
 }
 
+/**
+ * Members are defined, not assigned: a member named `__proto__` (JSON.parse makes one from
+ * `{"__proto__": …}`) stays a member of the result instead of setting its prototype, or being dropped.
+ */
 export const toJsonObject = (fields: Readonly<Record<string, unknown>>): JsonObject => {
-  const out: Record<string, Json> = {}
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = toJson(value)
-  return out
+  const members: Array<[string, Json]> = []
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) members.push([key, toJson(value)])
+  return Object.fromEntries(members)
 }

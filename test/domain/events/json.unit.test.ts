@@ -54,6 +54,14 @@ describe('toJson', () => {
     expect(toJsonObject({ a: 1n, b: undefined, c: { e: [2n] } })).toStrictEqual({ a: '1', c: { e: ['2'] } })
   })
 
+  it('a member named __proto__ stays a member, with its value (fast-check found it dropped)', () => {
+    const parsed = JSON.parse('{"__proto__": "", "a": {"__proto__": {"b": 1n}}}'.replace('1n', '"1"')) as Record<string, unknown>
+    const out = toJson(parsed)
+    expect(JSON.stringify(out)).toBe('{"__proto__":"","a":{"__proto__":{"b":"1"}}}')
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
+    expect(toJson([{ ['__proto__']: '' }])).toStrictEqual(JSON.parse('[{"__proto__":""}]'))
+  })
+
   it('the result is always JSON, and JSON is left as it was', () => {
     fc.assert(
       fc.property(fc.anything({ withBigInt: true, withDate: true, withNullPrototype: false }), (u) => {
