@@ -82,23 +82,28 @@ const connectionOptionsOf = (security: KafkaSecurity | undefined): Pick<BaseOpti
   return out
 }
 
-/** Splits messages, in order, into requests of at most `maxBytes` each (a single larger message goes alone). */
-export const requestsOf = (messages: ReadonlyArray<OutgoingMessage>, maxBytes: number): ReadonlyArray<ReadonlyArray<OutgoingMessage>> => {
-  const requests: OutgoingMessage[][] = []
-  let current: OutgoingMessage[] = []
+/**
+ * Splits items, in order, into requests of at most `maxBytes` each (a single larger item goes alone).
+ * Lazy: an item is taken from `items` only when the request before it has been handed out, so items
+ * built on the way (the relay's records) are built while the previous request is being sent.
+ */
+export function* requestsFrom<T extends { readonly bytes: number }>(items: Iterable<T>, maxBytes: number): Generator<ReadonlyArray<T>> {
+  let current: T[] = []
   let bytes = 0
-  for (const m of messages) {
+  for (const m of items) {
     if (current.length > 0 && bytes + m.bytes > maxBytes) {
-      requests.push(current)
+      yield current
       current = []
       bytes = 0
     }
     current.push(m)
     bytes += m.bytes
   }
-  if (current.length > 0) requests.push(current)
-  return requests
+  if (current.length > 0) yield current
 }
+
+/** Splits messages, in order, into requests of at most `maxBytes` each (a single larger message goes alone). */
+export const requestsOf = (messages: ReadonlyArray<OutgoingMessage>, maxBytes: number): ReadonlyArray<ReadonlyArray<OutgoingMessage>> => [...requestsFrom(messages, maxBytes)]
 
 /**
  * The relay's publisher on Kafka (@platformatic/kafka): an idempotent producer (`acks: -1`, all in-sync
@@ -198,25 +203,16 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
       const p = await connectProducer()
       // One request at a time, in order: a request is sent only after the previous one is acknowledged.
       // The next request's records are built while the previous one is on its way to the broker.
+      const records = function* () {
+        for (const e of events) yield kafkaRecordOf(config.topic, e, config.source)
+      }
       let inFlight: Promise<unknown> | undefined
-      let request: KafkaRecord[] = []
-      let bytes = 0
-      const send = async (): Promise<void> => {
-        const messages = request
-        request = []
-        bytes = 0
+      for (const request of requestsFrom(records(), config.maxRequestBytes)) {
         if (inFlight !== undefined) await inFlight
-        inFlight = p.send({ acks: ProduceAcks.ALL, messages })
+        inFlight = p.send({ acks: ProduceAcks.ALL, messages: request.map((r) => r.record) })
         // Awaited before the next send or at the end; this only keeps a failure from counting as unhandled meanwhile.
         inFlight.catch(() => undefined)
       }
-      for (const e of events) {
-        const r = kafkaRecordOf(config.topic, e, config.source)
-        if (request.length > 0 && bytes + r.bytes > config.maxRequestBytes) await send()
-        request.push(r.record)
-        bytes += r.bytes
-      }
-      if (request.length > 0) await send()
       await inFlight
       return E.right(undefined)
     } catch (e) {
@@ -253,28 +249,27 @@ const headerName = (name: string): Buffer => {
   return b
 }
 
-/** The record the client sends for a message. */
-export const recordOf = (topic: string, m: OutgoingMessage): KafkaRecord => {
+/** A record from its texts, and its bytes (key, value, header names and values). */
+const recordFrom = (topic: string, key: string, value: string, texts: Readonly<Record<string, string>>, timestamp: bigint): { readonly record: KafkaRecord; readonly bytes: number } => {
+  const keyBytes = Buffer.from(key, 'utf8')
+  const valueBytes = Buffer.from(value, 'utf8')
   const headers = new Map<Buffer, Buffer>()
-  for (const name in m.headers) headers.set(headerName(name), Buffer.from(m.headers[name] ?? '', 'utf8'))
-  return { topic, key: Buffer.from(m.key, 'utf8'), value: Buffer.from(m.value, 'utf8'), headers, timestamp: BigInt(m.timestamp) }
-}
-
-/**
- * The record of one stored event, straight from the event (what `recordOf(topic, toKafkaMessage(e,
- * source))` gives, without the text message in between), and its bytes as `toKafkaMessage` counts them.
- */
-export const kafkaRecordOf = (topic: string, e: RecordedEvent, source: string): { readonly record: KafkaRecord; readonly bytes: number } => {
-  const texts = headersOf(e, source)
-  const headers = new Map<Buffer, Buffer>()
-  const key = Buffer.from(e.streamName, 'utf8')
-  const value = Buffer.from(JSON.stringify(e.data), 'utf8')
-  let bytes = key.length + value.length
+  let bytes = keyBytes.length + valueBytes.length
   for (const name in texts) {
     const n = headerName(name)
     const v = Buffer.from(texts[name] ?? '', 'utf8')
     headers.set(n, v)
     bytes += n.length + v.length
   }
-  return { record: { topic, key, value, headers, timestamp: BigInt(e.recordedAt.getTime()) }, bytes }
+  return { record: { topic, key: keyBytes, value: valueBytes, headers, timestamp }, bytes }
 }
+
+/** The record the client sends for a message. */
+export const recordOf = (topic: string, m: OutgoingMessage): KafkaRecord => recordFrom(topic, m.key, m.value, m.headers, BigInt(m.timestamp)).record
+
+/**
+ * The record of one stored event, straight from the event (what `recordOf(topic, toKafkaMessage(e,
+ * source))` gives, without the text message in between), and its bytes as `toKafkaMessage` counts them.
+ */
+export const kafkaRecordOf = (topic: string, e: RecordedEvent, source: string): { readonly record: KafkaRecord; readonly bytes: number } =>
+  recordFrom(topic, e.streamName, JSON.stringify(e.data), headersOf(e, source), BigInt(e.recordedAt.getTime()))
