@@ -94,6 +94,8 @@ const START: Cursor = { txId: '0', position: '0' }
 const POSITION = /^(\d{20})-(\d{20})$/
 const DEFAULT_PAGE = 1000
 const MAX_BLOCKED_BACKOFF_MS = 100
+/** Reads held back by an append in flight look again every 1 ms this many times before backing off. */
+const BLOCKED_STEADY_POLLS = 10
 const ACTIVE_POLL_MS = 2
 const MAX_FAILURE_BACKOFF_MS = 5_000
 const MAX_RACE_ATTEMPTS = 1_000
@@ -577,6 +579,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let cursor = start.right
       const unregister = wakeups.register(wake)
       let blockedBackoff = 1
+      let blockedPolls = 0
       let blockedSince: number | undefined
       let idleBackoff = ACTIVE_POLL_MS
       let failureBackoff = 100
@@ -602,7 +605,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             if (page.scanned < limit) horizon = undefined
             sizer.observe(page.items.map(([, item]) => item))
             // Held back only if an append was in flight; otherwise what commits later notifies.
-            if (page.scanned === 0 && waitingFor > 0) {
+            // Once known held back, the next few empty reads while appends are in flight are too
+            // (they look again every 1 ms, BLOCKED_STEADY_POLLS); after those, ask again.
+            if (page.scanned === 0 && waitingFor > 0 && blockedSince !== undefined && blockedPolls < BLOCKED_STEADY_POLLS) beyond = true
+            else if (page.scanned === 0 && waitingFor > 0) {
               const rows = await query({ ...sql.beyond, values: [cursor.txId, cursor.position], rowMode: 'array' })
               beyond = rows[0]?.[0] === true
             }
@@ -628,6 +634,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           if (page.scanned > 0) {
             blockedSince = undefined
             blockedBackoff = 1
+            blockedPolls = 0
             idleBackoff = ACTIVE_POLL_MS
             continue
           }
@@ -639,9 +646,12 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             blockedSince ??= now
             if (now - blockedSince >= horizonWarnMs) await warnHeldBack(now - blockedSince)
             await pause(blockedBackoff)
-            blockedBackoff = Math.min(blockedBackoff * 2, MAX_BLOCKED_BACKOFF_MS)
+            blockedPolls += 1
+            if (blockedPolls >= BLOCKED_STEADY_POLLS) blockedBackoff = Math.min(blockedBackoff * 2, MAX_BLOCKED_BACKOFF_MS)
           } else {
             blockedSince = undefined
+            blockedBackoff = 1
+            blockedPolls = 0
             // Right after activity, look again soon (notifications are coalesced under load);
             // the wait doubles while nothing comes, up to the polling fallback. A notification
             // ends any wait.
