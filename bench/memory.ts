@@ -100,7 +100,7 @@ const waitForRelay = async (pool: pg.Pool, topic: string, progress: (line: strin
   }
 }
 
-/** Resolves once the scheduler has written its first anchor of the log (10 s after its start; it reads every stream's head), and 2 s more. */
+/** Resolves once the scheduler has written its first anchor of the log (10 s after its start; it digests every stream's head, in pages), and 2 s more. */
 const waitForAnchor = async (pool: pg.Pool): Promise<void> => {
   const deadline = Date.now() + 300_000
   for (;;) {

@@ -88,35 +88,6 @@ const splitPosition = (p: Position): readonly [string, string] => {
 
 const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
 
-/** Merges `changes` into `heads` (both in stream-name byte order): the heads after the changes. */
-const fold = (heads: ReadonlyArray<StreamHead>, changes: ReadonlyArray<StreamHead>): ReadonlyArray<StreamHead> => {
-  const out: StreamHead[] = []
-  let i = 0
-  let j = 0
-  while (i < heads.length || j < changes.length) {
-    const h = heads[i]
-    const c = changes[j]
-    if (c === undefined || (h !== undefined && byteOrder(h.stream, c.stream) < 0)) {
-      if (h !== undefined) out.push(h)
-      i += 1
-    } else if (h === undefined || byteOrder(h.stream, c.stream) > 0) {
-      out.push(c)
-      j += 1
-    } else {
-      out.push(c)
-      i += 1
-      j += 1
-    }
-  }
-  return out
-}
-
-const digestOf = (heads: ReadonlyArray<StreamHead>): string => {
-  const d = makeHeadsDigest()
-  for (const h of heads) d.add(h.stream, h.revision, Buffer.from(h.hash, 'hex'))
-  return d.hex()
-}
-
 type AnchorRow = {
   seq: string
   created_at: Date
@@ -153,32 +124,122 @@ const anchorOf = (r: AnchorRow): Anchor => ({
 // orders by the table's columns through an alias (`a.seq`, `e.stream_revision`).
 const ANCHOR_COLUMNS = `seq::text, created_at, reason, tx_id::text, position::text, events::text, streams::text, heads_digest, changes_digest, changed_streams::text, prev_signature, key_id, signature`
 
-const headsOf = (rows: ReadonlyArray<{ stream_name: string; stream_revision: string; hash: Buffer }>): ReadonlyArray<StreamHead> =>
-  rows.map((r) => ({ stream: r.stream_name, revision: BigInt(r.stream_revision), hash: r.hash.toString('hex') }))
-
 const failure = (operation: string) => (cause: unknown): AnchorFailure => ({ _tag: 'AnchorFailure', operation, retriable: isRetriablePgError(cause), cause })
 
 const assertSchema = (schema: string): void => {
   if (!isValidSchemaName(schema)) throw new Error(`invalid event store schema name ${JSON.stringify(schema)}`)
 }
 
-/** The latest head of every stream recorded by the anchors up to `seq` (all when omitted), in stream-name order. */
-const anchoredHeads = async (client: Pool | PoolClient, schema: string, seq?: bigint): Promise<ReadonlyArray<StreamHead>> => {
-  const r = await client.query<{ stream_name: string; stream_revision: string; hash: Buffer }>({
-    text: `select distinct on (stream_name) stream_name, stream_revision::text, hash from "${schema}".anchor_heads
-            ${seq === undefined ? '' : 'where seq <= $1'} order by stream_name, seq desc`,
-    values: seq === undefined ? [] : [seq.toString()],
-  })
-  return headsOf(r.rows)
+/** Rows per read of the heads an anchor digests: the process holds at most one page of each kind, whatever the number of streams. */
+export const ANCHOR_PAGE_SIZE = 5_000
+
+type HeadRow = { stream_name: string; stream_revision: string; hash: Buffer }
+
+/** One row after another of a query, through a cursor of the open transaction: the query runs once, the process holds one page of `pageSize` rows. */
+type RowCursor<R> = { readonly next: () => Promise<R | undefined> }
+
+const rowCursor = async <R extends object>(client: PoolClient, name: string, text: string, values: ReadonlyArray<string>, pageSize: number): Promise<RowCursor<R>> => {
+  await client.query({ text: `declare ${name} no scroll cursor for ${text}`, values: [...values] })
+  let page: ReadonlyArray<R> = []
+  let i = 0
+  let done = false
+  return {
+    next: async () => {
+      if (i >= page.length) {
+        if (done) return undefined
+        page = (await client.query<R>(`fetch forward ${String(pageSize)} from ${name}`)).rows
+        i = 0
+        if (page.length < pageSize) {
+          done = true
+          await client.query(`close ${name}`)
+        }
+      }
+      const row = page[i]
+      i += 1
+      return row
+    },
+  }
+}
+
+/** Reads heads one after another from a query in stream-name byte order (see rowCursor). */
+type HeadCursor = RowCursor<StreamHead>
+
+const headCursor = async (client: PoolClient, name: string, text: string, values: ReadonlyArray<string>, pageSize: number): Promise<HeadCursor> => {
+  const rows = await rowCursor<HeadRow>(client, name, text, values, pageSize)
+  let last: string | undefined
+  return {
+    next: async () => {
+      const row = await rows.next()
+      if (row === undefined) return undefined
+      // The fold and both digests need stream-name byte order; stream_name is collate "C" (bytes of the
+      // UTF-8 database encoding). Anything else would give a wrong digest: refuse instead.
+      if (last !== undefined && byteOrder(last, row.stream_name) >= 0) {
+        throw new Error(`anchor heads out of stream-name byte order: ${JSON.stringify(row.stream_name)} after ${JSON.stringify(last)} (stream_name must be collate "C" in a UTF8 database)`)
+      }
+      last = row.stream_name
+      return { stream: row.stream_name, revision: BigInt(row.stream_revision), hash: row.hash.toString('hex') }
+    },
+  }
+}
+
+const noHeads: HeadCursor = { next: () => Promise.resolve(undefined) }
+
+const addHead = (d: ReturnType<typeof makeHeadsDigest>, h: StreamHead): void => d.add(h.stream, h.revision, Buffer.from(h.hash, 'hex'))
+
+/**
+ * Merges the heads that changed into the anchored ones (both in stream-name byte order), as they are
+ * read: the heads digest of the result (every stream's head), the digest of the changes and their count.
+ */
+const foldDigests = async (anchored: HeadCursor, changed: HeadCursor): Promise<{ readonly headsDigest: string; readonly changesDigest: string; readonly changedStreams: bigint }> => {
+  const heads = makeHeadsDigest()
+  const changes = makeHeadsDigest()
+  let changedStreams = 0n
+  let h = await anchored.next()
+  let c = await changed.next()
+  while (h !== undefined || c !== undefined) {
+    const order = h === undefined ? 1 : c === undefined ? -1 : byteOrder(h.stream, c.stream)
+    if (order < 0 && h !== undefined) {
+      addHead(heads, h)
+      h = await anchored.next()
+      continue
+    }
+    if (c === undefined) break
+    addHead(heads, c)
+    addHead(changes, c)
+    changedStreams += 1n
+    // A changed stream replaces its anchored head.
+    if (order === 0) h = await anchored.next()
+    c = await changed.next()
+  }
+  return { headsDigest: heads.hex(), changesDigest: changes.hex(), changedStreams }
+}
+
+export type WriteAnchorOptions = {
+  /** Heads per read (of the anchored heads and of the changed ones); default ANCHOR_PAGE_SIZE. */
+  readonly pageSize?: number
 }
 
 /**
  * Writes an anchor of the log as it is readable now, signed with `key`; none (right(null)) when the
  * log is empty or has not moved since the last anchor. Anchor writers queue on one advisory lock.
+ *
+ * Memory does not grow with the log: the heads that changed since the previous anchor are selected
+ * in SQL and read through a cursor, page by page, in stream-name byte order, merged with the anchored
+ * heads (read the same way) into the digests as they come; the changed heads are then recorded by
+ * one INSERT … SELECT of the same query, without passing through the process.
  */
-export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateKey: KeyObject; readonly keyId: string }, reason: string, now: () => Date = () => new Date()): TE.TaskEither<AnchorFailure, AnchorWritten<Anchor> | null> =>
+export const writeAnchor = (
+  pool: Pool,
+  schema: string,
+  key: { readonly privateKey: KeyObject; readonly keyId: string },
+  reason: string,
+  now: () => Date = () => new Date(),
+  options: WriteAnchorOptions = {},
+): TE.TaskEither<AnchorFailure, AnchorWritten<Anchor> | null> =>
   TE.tryCatch(async () => {
     assertSchema(schema)
+    const pageSize = options.pageSize ?? ANCHOR_PAGE_SIZE
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new Error(`writeAnchor: pageSize must be a whole number of at least 1, got ${String(pageSize)}`)
     const t = `"${schema}".events`
     const client = await pool.connect()
     try {
@@ -200,29 +261,35 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
         return null
       }
       const after = prev?.position == null ? null : splitPosition(prev.position)
-      const upTo = position === null ? null : splitPosition(position)
+      const upTo = splitPosition(position)
       const values: string[] = []
       const conditions: string[] = []
       if (after !== null) {
         values.push(...after)
-        conditions.push('(tx_id, position) > ($1::xid8, $2::bigint)')
+        conditions.push('(e.tx_id, e.position) > ($1::xid8, $2::bigint)')
       }
-      if (upTo === null) conditions.push('false')
-      else {
-        values.push(...upTo)
-        conditions.push(`(tx_id, position) <= ($${String(values.length - 1)}::xid8, $${String(values.length)}::bigint)`)
-      }
+      values.push(...upTo)
+      conditions.push(`(e.tx_id, e.position) <= ($${String(values.length - 1)}::xid8, $${String(values.length)}::bigint)`)
       const where = conditions.join(' and ')
-      const changedRows = await client.query<{ stream_name: string; stream_revision: string; hash: Buffer }>({
-        text: `select distinct on (e.stream_name) e.stream_name, e.stream_revision::text, e.hash from ${t} e where ${where} order by e.stream_name, e.stream_revision desc`,
-        values,
-      })
+      // Each stream's last event in the range, in stream-name order (collate "C": byte order).
+      const changedHeads = (revision: string): string =>
+        `select distinct on (e.stream_name) e.stream_name, ${revision}, e.hash from ${t} e where ${where} order by e.stream_name, e.stream_revision desc`
       const counts = await client.query<{ events: string; streams: string }>({
-        text: `select count(*)::text as events, count(*) filter (where stream_revision = 0)::text as streams from ${t} where ${where}`,
+        text: `select count(*)::text as events, count(*) filter (where e.stream_revision = 0)::text as streams from ${t} e where ${where}`,
         values,
       })
-      const changes = headsOf(changedRows.rows)
-      const heads = fold(prev === null ? [] : await anchoredHeads(client, schema), changes)
+      const anchored =
+        prev === null
+          ? noHeads
+          : await headCursor(
+              client,
+              'anchored_heads',
+              `select distinct on (h.stream_name) h.stream_name, h.stream_revision::text, h.hash from "${schema}".anchor_heads h order by h.stream_name, h.seq desc`,
+              [],
+              pageSize,
+            )
+      const changed = await headCursor(client, 'changed_heads', changedHeads('e.stream_revision::text'), values, pageSize)
+      const digests = await foldDigests(anchored, changed)
       const unsigned: Omit<Anchor, 'signature'> = {
         seq: (prev?.seq ?? 0n) + 1n,
         createdAt: now().toISOString(),
@@ -230,9 +297,9 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
         position,
         events: (prev?.events ?? 0n) + BigInt(counts.rows[0]?.events ?? '0'),
         streams: (prev?.streams ?? 0n) + BigInt(counts.rows[0]?.streams ?? '0'),
-        headsDigest: digestOf(heads),
-        changesDigest: digestOf(changes),
-        changedStreams: BigInt(changes.length),
+        headsDigest: digests.headsDigest,
+        changesDigest: digests.changesDigest,
+        changedStreams: digests.changedStreams,
         prevSignature: prev?.signature ?? null,
         keyId: key.keyId,
       }
@@ -244,8 +311,8 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
           anchor.seq.toString(),
           anchor.createdAt,
           anchor.reason,
-          upTo?.[0] ?? null,
-          upTo?.[1] ?? null,
+          upTo[0],
+          upTo[1],
           anchor.events.toString(),
           anchor.streams.toString(),
           Buffer.from(anchor.headsDigest, 'hex'),
@@ -256,12 +323,14 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
           Buffer.from(anchor.signature, 'hex'),
         ],
       })
-      if (changes.length > 0) {
-        await client.query({
-          text: `insert into "${schema}".anchor_heads (seq, stream_name, stream_revision, hash)
-                 select $1, s, r, decode(h, 'hex') from unnest($2::text[], $3::bigint[], $4::text[]) as u(s, r, h)`,
-          values: [anchor.seq.toString(), changes.map((c) => c.stream), changes.map((c) => c.revision.toString()), changes.map((c) => c.hash)],
-        })
+      // The same heads, recorded by the database itself (the range is final: below the horizon).
+      const recorded = await client.query({
+        text: `insert into "${schema}".anchor_heads (seq, stream_name, stream_revision, hash)
+               select $${String(values.length + 1)}::bigint, c.stream_name, c.stream_revision, c.hash from (${changedHeads('e.stream_revision')}) c`,
+        values: [...values, anchor.seq.toString()],
+      })
+      if (BigInt(recorded.rowCount ?? 0) !== anchor.changedStreams) {
+        throw new Error(`anchor #${anchor.seq.toString()}: ${String(recorded.rowCount)} changed heads recorded, but ${anchor.changedStreams.toString()} digested`)
       }
       await client.query('commit')
       return { anchor, seq: anchor.seq, position: anchor.position, events: anchor.events, streams: anchor.streams, headsDigest: anchor.headsDigest }
@@ -274,7 +343,7 @@ export const writeAnchor = (pool: Pool, schema: string, key: { readonly privateK
   }, failure('writeAnchor'))
 
 /** Every anchor in `seq` order, and for each the heads it recorded (its changes). */
-export const readAnchors = async (pool: Pool, schema: string): Promise<ReadonlyArray<Anchor>> => {
+export const readAnchors = async (pool: Pool | PoolClient, schema: string): Promise<ReadonlyArray<Anchor>> => {
   assertSchema(schema)
   const r = await pool.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors a order by a.seq`)
   return r.rows.map(anchorOf)
@@ -293,10 +362,27 @@ export type AnchorCheck = {
 /**
  * Checks the anchors: every signature by `publicKey` (when given), the chain of signatures and
  * sequence numbers, each anchor's recorded changes against its signed digest, and the folded heads
- * against the latest anchor's signed heads digest.
+ * against the latest anchor's signed heads digest. Reads one snapshot; the recorded changes are read
+ * in pages and digested as they come (only the folded heads, which it returns, stay in memory).
  */
-export const checkAnchors = async (pool: Pool, schema: string, publicKey: KeyObject | null): Promise<AnchorCheck> => {
-  const anchors = await readAnchors(pool, schema)
+export const checkAnchors = async (pool: Pool, schema: string, publicKey: KeyObject | null, options: { readonly pageSize?: number } = {}): Promise<AnchorCheck> => {
+  assertSchema(schema)
+  const client = await pool.connect()
+  try {
+    await client.query('begin transaction isolation level repeatable read, read only')
+    const checked = await checkAnchorsIn(client, schema, publicKey, options.pageSize ?? ANCHOR_PAGE_SIZE)
+    await client.query('rollback')
+    client.release()
+    return checked
+  } catch (e) {
+    // The connection's state is unknown: the pool drops it rather than reuse it.
+    client.release(e instanceof Error ? e : new Error(String(e)))
+    throw e
+  }
+}
+
+const checkAnchorsIn = async (client: PoolClient, schema: string, publicKey: KeyObject | null, pageSize: number): Promise<AnchorCheck> => {
+  const anchors = await readAnchors(client, schema)
   const problems: AnchorProblem[] = []
   const keyId = publicKey === null ? null : anchorKeyIdOf(publicKey)
   let prev: Anchor | undefined
@@ -310,26 +396,38 @@ export const checkAnchors = async (pool: Pool, schema: string, publicKey: KeyObj
     prev = a
   }
   const byStream = new Map<string, StreamHead & { readonly seq: bigint }>()
-  const r = await pool.query<{ seq: string; stream_name: string; stream_revision: string; hash: Buffer }>(
+  const rows = await rowCursor<{ seq: string; stream_name: string; stream_revision: string; hash: Buffer }>(
+    client,
+    'recorded_heads',
     `select h.seq::text, h.stream_name, h.stream_revision::text, h.hash from "${schema}".anchor_heads h order by h.seq, h.stream_name`,
+    [],
+    pageSize,
   )
-  const changesOf = new Map<string, StreamHead[]>()
-  for (const row of r.rows) {
-    const list = changesOf.get(row.seq) ?? []
-    list.push({ stream: row.stream_name, revision: BigInt(row.stream_revision), hash: row.hash.toString('hex') })
-    changesOf.set(row.seq, list)
-  }
+  let row = await rows.next()
   for (const a of anchors) {
-    const changes = changesOf.get(a.seq.toString()) ?? []
-    if (digestOf(changes) !== a.changesDigest || BigInt(changes.length) !== a.changedStreams) {
+    const seq = a.seq.toString()
+    // Heads recorded for anchors that are not there (deleted) are passed over, as before.
+    while (row !== undefined && BigInt(row.seq) < a.seq) row = await rows.next()
+    const changes = makeHeadsDigest()
+    let count = 0n
+    for (; row?.seq === seq; row = await rows.next()) {
+      const head = { stream: row.stream_name, revision: BigInt(row.stream_revision), hash: row.hash.toString('hex') }
+      addHead(changes, head)
+      count += 1n
+      byStream.set(head.stream, { ...head, seq: a.seq })
+    }
+    if (changes.hex() !== a.changesDigest || count !== a.changedStreams) {
       problems.push({ seq: a.seq, reason: `anchor #${a.seq.toString()} (${a.createdAt}): the stream heads it recorded were altered (their digest is not the signed one)` })
     }
-    for (const c of changes) byStream.set(c.stream, { ...c, seq: a.seq })
   }
   const heads = [...byStream.values()].sort((x, y) => byteOrder(x.stream, y.stream))
   const latest = anchors.at(-1)
-  if (latest !== undefined && digestOf(heads) !== latest.headsDigest) {
-    problems.push({ seq: latest.seq, reason: `anchor #${latest.seq.toString()} (${latest.createdAt}): the recorded stream heads do not fold to its signed heads digest: heads were removed or changed` })
+  if (latest !== undefined) {
+    const all = makeHeadsDigest()
+    for (const h of heads) addHead(all, h)
+    if (all.hex() !== latest.headsDigest) {
+      problems.push({ seq: latest.seq, reason: `anchor #${latest.seq.toString()} (${latest.createdAt}): the recorded stream heads do not fold to its signed heads digest: heads were removed or changed` })
+    }
   }
   return { anchors, problems, heads }
 }
