@@ -15,7 +15,6 @@ import { loadOrCreateToken } from './local-secrets.ts'
 import type { Logger } from './logger.ts'
 import { startApiRole, type ApiRole } from './roles/api.ts'
 import { projectionsRunBy, registerProjectionMetrics, startProjectorRole } from './roles/projector.ts'
-import { startRelayRole } from './roles/relay.ts'
 import { rolesOf, type ProcessContext, type Role, type RoleChoice, type StartedRole } from './roles/role.ts'
 import { startSchedulerRole } from './roles/scheduler.ts'
 
@@ -30,13 +29,14 @@ export { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA, makeEventStore, migrate, openDat
 export { SANDBOX_MERCHANT_ID, clientFor, connectGateway, merchantIdOf, statusTables, type GatewayConnection } from './composition/gateway.ts'
 export { apiTokens, callbackUrlsOf } from './roles/api.ts'
 export { registerProjectionMetrics, runProjector } from './roles/projector.ts'
-export { runRelay } from './roles/relay.ts'
 export { ROLES, isRoleChoice, type Role, type RoleChoice } from './roles/role.ts'
 
 const STARTERS: Readonly<Record<Role, (ctx: ProcessContext) => StartedRole | Promise<StartedRole>>> = {
   api: startApiRole,
   projector: startProjectorRole,
-  relay: startRelayRole,
+  // Loaded only by a process that runs the relay: its Kafka client alone is about 45 MiB of RSS
+  // once imported (issue 31), which the other roles need not carry.
+  relay: async (ctx) => (await import('./roles/relay.ts')).startRelayRole(ctx),
   scheduler: startSchedulerRole,
 }
 

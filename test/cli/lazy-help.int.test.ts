@@ -61,6 +61,14 @@ describe('each command loads only what it needs (modules traced in a real proces
     expect(r.modules.filter((m) => /^(main|composition\/|roles\/|projections\/|adapters\/http\/)/.test(m))).toEqual([])
   })
 
+  it('satang up loads the roles it may run but not the relay nor its Kafka client, which only a relay process loads (about 45 MiB of RSS, issue 31)', async () => {
+    const r = await modulesLoadedBy(['up', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.modules).toContain('main.ts')
+    expect(r.modules).toContain('roles/projector.ts')
+    expect(r.modules.filter((m) => /^(roles\/relay\.ts|jobs\/relay\/relay\.ts|adapters\/kafka\/)/.test(m))).toEqual([])
+  })
+
   it('satang report reconciliation --help loads neither the server, the roles nor the other commands', async () => {
     const r = await modulesLoadedBy(['report', 'reconciliation', '--help'])
     expect(r.code).toBe(0)
