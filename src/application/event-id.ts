@@ -21,9 +21,17 @@ const format = (b: Buffer): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
 }
 
+/** The bytes of the namespace of the last call (nearly every call names EVENT_ID_NAMESPACE): parsed once. */
+let lastNamespace: { readonly uuid: string; readonly bytes: Buffer } | undefined
+
+const namespaceBytes = (uuid: string): Buffer => {
+  if (lastNamespace?.uuid !== uuid) lastNamespace = { uuid, bytes: uuidBytes(uuid) }
+  return lastNamespace.bytes
+}
+
 /** RFC 4122 §4.3 name-based UUID, version 5 (SHA-1). */
 export const uuidv5 = (name: string, namespace: string): string => {
-  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest()
+  const hash = createHash('sha1').update(namespaceBytes(namespace)).update(name, 'utf8').digest()
   const bytes = hash.subarray(0, 16)
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80

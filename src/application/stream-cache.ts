@@ -28,7 +28,7 @@ export type StreamCacheStats = {
   readonly misses: number
   readonly evictions: number
   readonly size: number
-  /** About how many bytes the cached states and their stream names hold (`approximateBytes`, plus each entry's bookkeeping). */
+  /** About how many bytes the cached states and their stream names hold (`approximateBytes`, plus each entry's bookkeeping); 0 for a cache without a byte budget (nothing is estimated). */
   readonly bytes: number
 }
 
@@ -116,7 +116,9 @@ export const makeStreamCache = (capacity: number, budgetBytes: number = Number.P
       set: (stream, entry) => {
         if (capacity === 0) return
         const key = keyOf(stream)
-        const size = ENTRY_OVERHEAD_BYTES + 2 * approximateBytes(key) + approximateBytes(entry.state)
+        // Without a byte budget the sizes bound nothing: they are not estimated (a reconciliation
+        // run's cache takes two states per order), and \`bytes\` stays 0.
+        const size = budgetBytes === Number.POSITIVE_INFINITY ? 0 : ENTRY_OVERHEAD_BYTES + 2 * approximateBytes(key) + approximateBytes(entry.state)
         if (size > budgetBytes) {
           // Larger than the whole budget: not kept (an older state of it must not stay either).
           entries.delete(stream)

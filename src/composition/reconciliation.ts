@@ -67,7 +67,7 @@ export const makeReconcileDeps = (a: {
   readonly anchors?: AnchorWriter
 }): ReconcileDeps => ({
   // The appends of a run's concurrent checks (one evidence event per order) go many to a round trip.
-  store: gatherAppends(a.store),
+  store: gatherAppends(a.store, { maxAppends: 256, maxInFlight: 1 }),
   gateway: a.gateway,
   queries: makeReconciliationQueries({ pool: a.db.pool, schema: READ_MODEL_SCHEMA }),
   lock: makePostgresJobLock({ pool: a.db.pool, log: a.log }),

@@ -46,7 +46,37 @@ export type RunState = { readonly _tag: 'NoRun' } | Run
 
 export const initialRunState: RunState = { _tag: 'NoRun' }
 
-export const isChecked = (r: Run, key: string): boolean => r.batches.some((b) => b.keys.has(key))
+/**
+ * The keys of every batch of a run's `batches`, made once per list and carried to the list that adds
+ * one batch to it (see `evolveRun`), so that asking whether an item is checked costs one lookup, not
+ * one per batch. A list that lost its set to a longer one (another state evolved from it) makes its
+ * own again when asked: every state answers for its own batches only.
+ */
+const checkedKeys = new WeakMap<ReadonlyArray<Batch>, Set<string>>()
+
+const keysOf = (batches: ReadonlyArray<Batch>): ReadonlySet<string> => {
+  let keys = checkedKeys.get(batches)
+  if (keys === undefined) {
+    keys = new Set()
+    for (const b of batches) for (const k of b.keys) keys.add(k)
+    checkedKeys.set(batches, keys)
+  }
+  return keys
+}
+
+/** `batches` with `batch` after them; the keys set of `batches`, if made, moves to the new list. */
+const withBatch = (batches: ReadonlyArray<Batch>, batch: Batch): ReadonlyArray<Batch> => {
+  const next = [...batches, batch]
+  const keys = checkedKeys.get(batches)
+  if (keys !== undefined) {
+    checkedKeys.delete(batches)
+    for (const k of batch.keys) keys.add(k)
+    checkedKeys.set(next, keys)
+  }
+  return next
+}
+
+export const isChecked = (r: Run, key: string): boolean => keysOf(r.batches).has(key)
 
 export const checkedItems = (r: Run): ReadonlyArray<CheckedItem> => r.batches.flatMap((b) => b.items)
 
@@ -59,7 +89,7 @@ const evolveRun = (r: Run, e: RunEvent): Run => {
     case 'ReconciliationRunStarted':
       return r
     case 'ReconciliationItemsChecked':
-      return { ...r, batches: [...r.batches, { items: e.data.items, keys: new Set(e.data.items.map(itemKeyOf)) }] }
+      return { ...r, batches: withBatch(r.batches, { items: e.data.items, keys: new Set(e.data.items.map(itemKeyOf)) }) }
     case 'ReconciliationBreakDetected':
       return { ...r, detected: withEntry(r.detected, e.data.breakId, e.data) }
     case 'ReconciliationBreakResolved':

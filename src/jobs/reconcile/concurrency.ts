@@ -23,3 +23,24 @@ export const forEachConcurrently = async <A>(items: ReadonlyArray<A>, limit: num
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
   if (failure !== undefined) throw failure.error
 }
+
+/**
+ * At most `limit` calls at once of what it wraps; a call made while `limit` are under way waits for
+ * one of them to end (first come, first served).
+ */
+export const callsAtOnce = (limit: number) => {
+  let active = 0
+  const waiting: Array<() => void> = []
+  return async <T>(call: () => Promise<T>): Promise<T> => {
+    if (active < limit) active += 1
+    // The slot of the call that ends is handed to this one (`active` stays as it is).
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      return await call()
+    } finally {
+      const next = waiting.shift()
+      if (next === undefined) active -= 1
+      else next()
+    }
+  }
+}

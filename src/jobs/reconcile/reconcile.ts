@@ -14,7 +14,7 @@ import { ItemStoreFailed, checkPayment } from './check-payment.ts'
 import { checkRefund } from './check-refund.ts'
 import { checkSubscription } from './check-subscription.ts'
 import { checkUnmatched, unmatchedPayments } from './check-unmatched.ts'
-import { forEachConcurrently } from './concurrency.ts'
+import { callsAtOnce, forEachConcurrently } from './concurrency.ts'
 import type { ReconcileDeps, ReconcilePolicy, RunContext } from './context.ts'
 import { runReport, type RunReport } from './report.ts'
 
@@ -67,6 +67,12 @@ const DAY_MS = 86_400_000
 /** Order streams read in one round trip ahead of their checks (and the pages the run's cache holds). */
 const PRELOAD_PAGE = 256
 const PRELOAD_PAGES_KEPT = 4
+/**
+ * Items under way per gateway query allowed in flight: a check whose query has been answered waits
+ * for its evidence append without holding a query's place, so the gateway keeps `concurrency` queries
+ * in flight while the appends of the checks before go many to a round trip (issue 28).
+ */
+const ITEMS_PER_QUERY = 2
 
 /**
  * Loads the items' streams a page at a time, one page ahead of the checks: `ready(i)` settles once
@@ -238,8 +244,16 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   if (E.isLeft(opened)) return E.left(failure(describeRunStoreError(opened.left)))
   const writer = opened.right
   if (writer.resumed) log.info({ runId, checked: writer.state().batches.reduce((n, b) => n + b.items.length, 0) }, 'resuming a reconciliation run that stopped half-way')
+  const query = callsAtOnce(req.concurrency)
   const run: RunContext = {
-    deps,
+    // `concurrency` bounds the gateway queries in flight; the items under way are ITEMS_PER_QUERY times as many.
+    deps: {
+      ...deps,
+      gateway: {
+        queryPayment: (request) => () => query(deps.gateway.queryPayment(request)),
+        queryRefund: (request) => () => query(deps.gateway.queryRefund(request)),
+      },
+    },
     runId,
     merchantId: deps.merchantId,
     policy: { asOf, ...policy },
@@ -272,7 +286,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   const preloader = pagedPreloader(req.dryRun ? [] : paymentsLeft.map((p) => p.stream), (streams) => preload(run.recording, orderKind, streams))
   await forEachConcurrently(
     paymentsLeft.map((p, i) => ({ p, i })),
-    req.concurrency,
+    req.concurrency * ITEMS_PER_QUERY,
     async ({ p, i }) => {
       await preloader.ready(i)
       await add(await checkPayment(run, p))
@@ -282,7 +296,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   phase = 'refunds'
   await forEachConcurrently(
     byOrder(refunds.filter((r) => !done('refund', r.merchantRefundId))),
-    req.concurrency,
+    req.concurrency * ITEMS_PER_QUERY,
     async (group) => {
       for (const r of group) if (!stopping()) await add(await checkRefund(run, r))
     },
@@ -291,7 +305,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
   phase = 'subscriptions'
   await forEachConcurrently(
     subscriptions,
-    req.concurrency,
+    req.concurrency * ITEMS_PER_QUERY,
     async (s) => {
       const dates = new Set([...daySet, ...open.flatMap((b) => (b.itemKind === 'subscription' && b.itemId.startsWith(`${s.merchantSubscribeId}@`) ? [b.day] : []))])
       for (const record of await checkSubscription(run, s, dates)) if (!done('subscription', record.checked.id)) await add(record)
@@ -299,7 +313,7 @@ const runUnderLock = async (deps: ReconcileDeps, req: ReconcileRequest, log: Rec
     stopping,
   )
   phase = 'unmatched callbacks'
-  await forEachConcurrently(unmatched.filter((u) => !done('unmatched_callback', u.merchantOrderId)), req.concurrency, async (u) => add(await checkUnmatched(run, u)), stopping)
+  await forEachConcurrently(unmatched.filter((u) => !done('unmatched_callback', u.merchantOrderId)), req.concurrency * ITEMS_PER_QUERY, async (u) => add(await checkUnmatched(run, u)), stopping)
   await batcher.drain()
   if (req.signal?.aborted === true) return E.left({ _tag: 'Interrupted', runId, checked })
 

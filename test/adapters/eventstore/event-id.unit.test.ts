@@ -27,4 +27,15 @@ describe('uuidv5', () => {
   it('rejects a namespace that is not a UUID', () => {
     expect(() => uuidv5('x', 'not-a-uuid')).toThrow(/not a UUID/)
   })
+
+  it('gives each call the id of its own namespace, whichever namespace the call before named', () => {
+    const inDns = uuidv5('www.example.com', DNS_NAMESPACE)
+    const inSatang = uuidv5('www.example.com', EVENT_ID_NAMESPACE)
+    expect(inSatang).not.toBe(inDns)
+    expect(uuidv5('www.example.com', DNS_NAMESPACE)).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2')
+    expect(eventIdOf('www.example.com')).toBe(inSatang)
+    expect(uuidv5('www.example.com', DNS_NAMESPACE.toUpperCase())).toBe(inDns)
+    expect(() => uuidv5('www.example.com', 'not-a-uuid')).toThrow(/not a UUID/)
+    expect(uuidv5('www.example.com', EVENT_ID_NAMESPACE)).toBe(inSatang)
+  })
 })

@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { decideAcknowledge, evolveBreakState, initialBreakState } from '../../../src/domain/reconciliation/acknowledge.ts'
-import type { CheckedItem, ReconciliationBreakDetectedData, ReconciliationRunStartedData } from '../../../src/domain/reconciliation/events/index.ts'
-import { decideRun, evolveRunState, initialRunState, type ItemRecord, type RunCommand } from '../../../src/domain/reconciliation/run.ts'
+import type { CheckedItem, ReconciliationBreakDetectedData, ReconciliationRunStartedData, RunEvent } from '../../../src/domain/reconciliation/events/index.ts'
+import { decideRun, evolveRunState, initialRunState, isChecked, type ItemRecord, type Run, type RunCommand, type RunState } from '../../../src/domain/reconciliation/run.ts'
 import { deciderSpec } from '../support/decider-spec.ts'
 import { at, MERCHANT_ID } from '../support/values.ts'
 
@@ -101,5 +101,58 @@ describe('acknowledging a break', () => {
     acknowledging().when({ ...ack, current: null }).thenRejects('NoSuchBreak')
     acknowledging().when({ ...ack, current: { class: 'amount_mismatch', status: 'resolved' } }).thenRejects('BreakResolved')
     expect(E.isLeft(decideAcknowledge({ ...ack, reason: '  ' }, initialBreakState))).toBe(true)
+  })
+})
+
+describe('which items a run has checked (isChecked)', () => {
+  const startedEvents = given().when(start).events()
+  const fold = (s: RunState, events: ReadonlyArray<RunEvent>): RunState => events.reduce(evolveRunState, s)
+  const asRun = (s: RunState): Run => {
+    if (s._tag !== 'Run') throw new Error('no run')
+    return s
+  }
+  const batchOf = (s: RunState, ids: ReadonlyArray<string>, n: number): RunState => {
+    const decided = decideRun({ type: 'RecordItems', items: ids.map((id) => record(item(id))), at: at(n) }, s)
+    if (E.isLeft(decided)) throw new Error(decided.left._tag)
+    return fold(s, decided.right)
+  }
+  const base = fold(initialRunState, startedEvents)
+
+  it('knows the items of every batch, first and last, and no other', () => {
+    const r = asRun(batchOf(batchOf(batchOf(base, ['A', 'B'], 1), ['C'], 2), ['D'], 3))
+    expect(['A', 'B', 'C', 'D'].map((id) => isChecked(r, `payment:${id}`))).toEqual([true, true, true, true])
+    expect(isChecked(r, 'payment:E')).toBe(false)
+    expect(isChecked(r, 'refund:A')).toBe(false)
+    expect(isChecked(asRun(base), 'payment:A')).toBe(false)
+  })
+
+  it('a state asked before a later batch still answers for its own batches only, and the later state for all of its own', () => {
+    const one = asRun(batchOf(base, ['A'], 1))
+    expect(isChecked(one, 'payment:A')).toBe(true)
+    const two = asRun(batchOf(one, ['B'], 2))
+    expect(isChecked(two, 'payment:A')).toBe(true)
+    expect(isChecked(two, 'payment:B')).toBe(true)
+    expect(isChecked(one, 'payment:B')).toBe(false)
+    expect(isChecked(one, 'payment:A')).toBe(true)
+    const three = asRun(batchOf(two, ['C'], 3))
+    expect([isChecked(three, 'payment:A'), isChecked(three, 'payment:B'), isChecked(three, 'payment:C')]).toEqual([true, true, true])
+    expect(isChecked(two, 'payment:C')).toBe(false)
+  })
+
+  it('two states evolved from one state each know their own batch only', () => {
+    const parent = asRun(batchOf(base, ['A'], 1))
+    expect(isChecked(parent, 'payment:A')).toBe(true)
+    const left = asRun(batchOf(parent, ['L'], 2))
+    const right = asRun(batchOf(parent, ['R'], 2))
+    expect([isChecked(left, 'payment:L'), isChecked(left, 'payment:R'), isChecked(left, 'payment:A')]).toEqual([true, false, true])
+    expect([isChecked(right, 'payment:R'), isChecked(right, 'payment:L'), isChecked(right, 'payment:A')]).toEqual([true, false, true])
+    expect([isChecked(parent, 'payment:L'), isChecked(parent, 'payment:R')]).toEqual([false, false])
+  })
+
+  it('an item of an earlier batch is not recorded again, however many batches came between', () => {
+    let s = base
+    for (let n = 1; n <= 5; n++) s = batchOf(s, [`I${String(n)}`], n)
+    const again = decideRun({ type: 'RecordItems', items: [record(item('I1')), record(item('I5')), record(item('I6'))], at: at(9) }, s)
+    expect(E.isRight(again) && again.right.flatMap((e) => (e.type === 'ReconciliationItemsChecked' ? e.data.items.map((i) => i.id) : []))).toEqual(['I6'])
   })
 })
