@@ -176,8 +176,12 @@ const applyToProjection = async (
   }
 }
 
-/** Decoded events the projector holds at most, in bytes (issue 31): 24 MiB, about 10,000 events of the usual size. */
-export const DEFAULT_BUFFER_BYTES = 24 * 1024 * 1024
+/**
+ * Decoded events the projector holds at most, in bytes (issue 31): 12 MiB, about 5,000 events of the
+ * usual size. With 24 MiB the projector role peaked at 207–221 MiB catching up 600,000 events, with 12 at
+ * 189–197, in the same time (55–65 s; docs/operations.md "Memory").
+ */
+export const DEFAULT_BUFFER_BYTES = 12 * 1024 * 1024
 
 /** One decoded item in this many is measured (`approximateBytes`); the others count at the running average. */
 const SIZE_SAMPLE = 16
