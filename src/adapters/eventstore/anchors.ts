@@ -22,6 +22,7 @@ import type { AnchorFailure, AnchorWritten } from '../../application/ports/ancho
 import type { Position } from '../../application/ports/event-store.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
 import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
+import { inReadOnlySnapshot } from '../../platform/postgres/snapshot.ts'
 import { makeHeadsDigest, type StreamHead } from './chain.ts'
 import { readHorizon } from './postgres-horizon.ts'
 import { pad20 } from './envelope.ts'
@@ -367,18 +368,7 @@ export type AnchorCheck = {
  */
 export const checkAnchors = async (pool: Pool, schema: string, publicKey: KeyObject | null, options: { readonly pageSize?: number } = {}): Promise<AnchorCheck> => {
   assertSchema(schema)
-  const client = await pool.connect()
-  try {
-    await client.query('begin transaction isolation level repeatable read, read only')
-    const checked = await checkAnchorsIn(client, schema, publicKey, options.pageSize ?? ANCHOR_PAGE_SIZE)
-    await client.query('rollback')
-    client.release()
-    return checked
-  } catch (e) {
-    // The connection's state is unknown: the pool drops it rather than reuse it.
-    client.release(e instanceof Error ? e : new Error(String(e)))
-    throw e
-  }
+  return inReadOnlySnapshot(pool, (client) => checkAnchorsIn(client, schema, publicKey, options.pageSize ?? ANCHOR_PAGE_SIZE))
 }
 
 const checkAnchorsIn = async (client: PoolClient, schema: string, publicKey: KeyObject | null, pageSize: number): Promise<AnchorCheck> => {

@@ -37,6 +37,7 @@ import type { Pool, PoolClient } from 'pg'
 import type { EventStoreFailure, Position } from '../../application/ports/event-store.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
 import { isValidSchemaName } from '../../platform/postgres/names.ts'
+import { inReadOnlySnapshot } from '../../platform/postgres/snapshot.ts'
 import { pad20 } from './envelope.ts'
 
 /** The columns of one stored event, as their PostgreSQL text forms (see the module comment). */
@@ -202,18 +203,7 @@ const failure = (cause: unknown): EventStoreFailure => ({ _tag: 'EventStoreFailu
 export const verifyEventChain = (pool: Pool, schema: string, options: VerifyOptions = {}): TE.TaskEither<EventStoreFailure, ChainVerification> =>
   TE.tryCatch(async () => {
     if (!isValidSchemaName(schema)) throw new Error(`invalid event store schema name ${JSON.stringify(schema)}`)
-    const client = await pool.connect()
-    try {
-      await client.query('begin transaction isolation level repeatable read, read only')
-      const verified = await walk(client, schema, options)
-      await client.query('rollback')
-      client.release()
-      return verified
-    } catch (e) {
-      // The connection's state is unknown: the pool drops it rather than reuse it.
-      client.release(e instanceof Error ? e : new Error(String(e)))
-      throw e
-    }
+    return inReadOnlySnapshot(pool, (client) => walk(client, schema, options))
   }, failure)
 
 const assertChained = async (client: PoolClient, schema: string): Promise<void> => {
