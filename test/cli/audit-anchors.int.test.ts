@@ -6,14 +6,10 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { anchorJson, anchorKeyIdOf, writeAnchor } from '../../src/adapters/eventstore/anchors.ts'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
-import { migrateEventStore } from '../../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend } from '../../src/application/ports/event-store.ts'
 import { eventSourceOf, toEventToAppend } from '../../src/domain/events/registry.ts'
-import { silentLogger } from '../../src/logger.ts'
 import { EVENT_STORE_SCHEMA } from '../../src/main.ts'
-import { makeKnex, makePostgresPool } from '../../src/platform/postgres/pool.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
+import { freshEventStoreDatabase } from '../adapters/http/database.ts'
 import * as order from '../domain/order/builders.ts'
 import { runCli } from '../support/cli.ts'
 import { envWithoutSatangSettings } from '../support/process.ts'
@@ -24,7 +20,6 @@ import { envWithoutSatangSettings } from '../support/process.ts'
  * covered it; an untouched log passes. Real PostgreSQL, the real CLI.
  */
 
-const log = silentLogger()
 const MERCHANT = '140000000000000001'
 const events = `"${EVENT_STORE_SCHEMA}".events`
 const cwd = mkdtempSync(join(tmpdir(), 'satang-anchors-'))
@@ -45,24 +40,7 @@ let current: Scenario | undefined
 
 /** A fresh database with the event store migrated and nothing in it (dropped after the test). */
 const emptyLog = async (streams: ReadonlyArray<string> = []): Promise<Scenario> => {
-  const database = await freshDatabase('anchors')
-  const pool = makePostgresPool({ url: database.url }, log)
-  const db = makeKnex(pool)
-  const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
-  await db.destroy()
-  if (E.isLeft(migrated)) throw new Error('migrate')
-  const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
-  current = {
-    url: database.url,
-    pool,
-    store,
-    streams,
-    drop: async () => {
-      await store.close()
-      await pool.end()
-      await database.drop()
-    },
-  }
+  current = { ...(await freshEventStoreDatabase('anchors')), streams }
   return current
 }
 

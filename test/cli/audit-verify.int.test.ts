@@ -5,17 +5,13 @@ import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
-import { makeKnex, makePostgresPool } from '../../src/platform/postgres/pool.ts'
-import { migrateEventStore } from '../../src/adapters/postgres/migrations/eventstore.ts'
 import { auditTrail } from '../../src/application/audit.ts'
 import type { EventStore, EventToAppend } from '../../src/application/ports/event-store.ts'
 import { decodeDomainEvent, eventSourceOf, toEventToAppend } from '../../src/domain/events/registry.ts'
-import { silentLogger } from '../../src/logger.ts'
 import { EVENT_STORE_SCHEMA, READ_MODEL_SCHEMA } from '../../src/main.ts'
 import { auditLogProjection } from '../../src/projections/audit-log/projection.ts'
 import { projectedEventOf } from '../../src/projections/types.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
+import { freshEventStoreDatabase, type EventStoreDatabase } from '../adapters/http/database.ts'
 import * as order from '../domain/order/builders.ts'
 import { applyInTransaction, createProjectionTables } from '../projections/support.ts'
 import { runCli } from '../support/cli.ts'
@@ -23,9 +19,8 @@ import { envWithoutSatangSettings } from '../support/process.ts'
 
 /** `satang audit verify` and `satang audit <id>`, run as real processes against a fresh database. */
 
-const log = silentLogger()
 const MERCHANT = '140000000000000001'
-let database: Awaited<ReturnType<typeof freshDatabase>>
+let database: EventStoreDatabase
 let pool: Pool
 let store: EventStore
 const cwd = mkdtempSync(join(tmpdir(), 'satang-audit-'))
@@ -43,21 +38,15 @@ const append = async (stream: string, batch: ReadonlyArray<EventToAppend>): Prom
 }
 
 beforeAll(async () => {
-  database = await freshDatabase('auditverify')
-  pool = makePostgresPool({ url: database.url }, log)
-  const db = makeKnex(pool)
-  const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
-  await db.destroy()
-  if (E.isLeft(migrated)) throw new Error('migrate')
-  store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
+  database = await freshEventStoreDatabase('auditverify')
+  pool = database.pool
+  store = database.store
   await append(`order-${MERCHANT}-ORD-1`, domainEvents())
   await append(`order-${MERCHANT}-verify`, domainEvents().slice(0, 1))
   for (let i = 0; i < 5; i++) await append(`refund-${MERCHANT}-R-${String(i)}`, [{ ...(domainEvents()[0] as EventToAppend), eventId: randomUUID() }])
 })
 
 afterAll(async () => {
-  await store.close()
-  await pool.end()
   await database.drop()
 })
 

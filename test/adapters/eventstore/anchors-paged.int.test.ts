@@ -4,15 +4,11 @@ import type { Pool, PoolClient } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anchorKeyIdOf, anchorSignatureValid, checkAnchors, writeAnchor, type Anchor } from '../../../src/adapters/eventstore/anchors.ts'
 import { makeHeadsDigest, verifyEventChain, type StreamHead } from '../../../src/adapters/eventstore/chain.ts'
-import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
-import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend } from '../../../src/application/ports/event-store.ts'
 import { eventSourceOf, toEventToAppend } from '../../../src/domain/events/registry.ts'
-import { silentLogger } from '../../../src/logger.ts'
 import { EVENT_STORE_SCHEMA } from '../../../src/main.ts'
-import { makeKnex, makePostgresPool } from '../../../src/platform/postgres/pool.ts'
 import * as order from '../../domain/order/builders.ts'
-import { freshDatabase } from '../http/database.ts'
+import { freshEventStoreDatabase } from '../http/database.ts'
 
 /**
  * writeAnchor reads the heads it digests in pages (issue 31: it used to load every stream's head, about
@@ -23,7 +19,6 @@ import { freshDatabase } from '../http/database.ts'
  * rows, whatever the number of streams. Real PostgreSQL.
  */
 
-const log = silentLogger()
 const keys = generateKeyPairSync('ed25519')
 const anchorKey = { privateKey: keys.privateKey, keyId: anchorKeyIdOf(keys.privateKey) }
 const PAGE = 2
@@ -114,18 +109,10 @@ let store: EventStore
 let drop: () => Promise<void>
 
 beforeAll(async () => {
-  const database = await freshDatabase('anchorpages')
-  pool = makePostgresPool({ url: database.url }, log)
-  const db = makeKnex(pool)
-  const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
-  await db.destroy()
-  if (E.isLeft(migrated)) throw new Error('migrate')
-  store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
-  drop = async () => {
-    await store.close()
-    await pool.end()
-    await database.drop()
-  }
+  const database = await freshEventStoreDatabase('anchorpages')
+  pool = database.pool
+  store = database.store
+  drop = database.drop
 })
 
 afterAll(async () => {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Client } from 'pg'
+import * as E from 'fp-ts/lib/Either.js'
+import { Client, type Pool } from 'pg'
+import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
+import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
+import type { EventStore } from '../../../src/application/ports/event-store.ts'
+import { EVENT_STORE_SCHEMA } from '../../../src/composition/database.ts'
+import { silentLogger } from '../../../src/logger.ts'
+import { makeKnex, makePostgresPool } from '../../../src/platform/postgres/pool.ts'
 import { testDatabaseUrl } from '../../support/postgres.ts'
 
 /**
@@ -34,6 +41,36 @@ export const freshDatabase = async (label: string): Promise<{ readonly url: stri
       } finally {
         await c.end()
       }
+    },
+  }
+}
+
+export type EventStoreDatabase = {
+  readonly url: string
+  readonly pool: Pool
+  readonly store: EventStore
+  /** Closes the store and the pool, then drops the database. */
+  readonly drop: () => Promise<void>
+}
+
+/** A fresh database (`freshDatabase`) with the event store migrated into satang's own schema, a pool on it and a store over it. */
+export const freshEventStoreDatabase = async (label: string): Promise<EventStoreDatabase> => {
+  const log = silentLogger()
+  const database = await freshDatabase(label)
+  const pool = makePostgresPool({ url: database.url }, log)
+  const db = makeKnex(pool)
+  const migrated = await migrateEventStore({ db, log }, { schema: EVENT_STORE_SCHEMA })()
+  await db.destroy()
+  if (E.isLeft(migrated)) throw new Error(`could not migrate the event store of ${label}`, { cause: migrated.left.cause })
+  const store = makePostgresEventStore({ pool, log }, { schema: EVENT_STORE_SCHEMA })
+  return {
+    url: database.url,
+    pool,
+    store,
+    drop: async () => {
+      await store.close()
+      await pool.end()
+      await database.drop()
     },
   }
 }
