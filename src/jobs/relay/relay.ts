@@ -118,6 +118,17 @@ const makeBuffer = (highWater: number) => {
       }
       return out
     },
+    /** Up to `max` items that are here now (possibly none), without waiting. */
+    takeNow: (max: number): ReadonlyArray<ReadItem> => {
+      if (items.length === 0) return []
+      const out = items.length <= max ? items : items.slice(0, max)
+      items = items.length <= max ? [] : items.slice(max)
+      if (items.length < highWater) {
+        wakeProducer?.()
+        wakeProducer = undefined
+      }
+      return out
+    },
     release: (): void => {
       wakeProducer?.()
       wakeProducer = undefined
@@ -226,11 +237,13 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     const buffer = makeBuffer(batchSize * 2)
     const sub = deps.store.subscribeToAll(from === null ? {} : { from }, (item) => buffer.push(item))
     const interrupt = Promise.race([stopped, sub.closed, session.lost])
+    // The next batch, taken and checked while the one before it was on its way to the broker.
+    let ahead: ReturnType<typeof publishablePrefix> | undefined
     try {
       while (!stopping.signal.aborted) {
         if (session.isLost()) throw new LockLost('the relay lock connection was lost')
-        const items = await buffer.take(batchSize, interrupt)
-        if (items.length === 0) {
+        const items = ahead === undefined ? await buffer.take(batchSize, interrupt) : []
+        if (ahead === undefined && items.length === 0) {
           if (stopping.signal.aborted) break
           if (session.isLost()) throw new LockLost('the relay lock connection was lost')
           const closed = await Promise.race([sub.closed, Promise.resolve(undefined)])
@@ -239,10 +252,15 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
           }
           continue
         }
-        const { events, stop } = publishablePrefix(items)
+        const { events, stop } = ahead ?? publishablePrefix(items)
+        ahead = undefined
         const last = events.at(-1)
         if (last !== undefined) {
-          const sent = await deps.publisher.publish(events)()
+          const sending = deps.publisher.publish(events)()
+          // Published in order all the same: the next batch is only sent after this one's checkpoint.
+          const next = stop === null ? buffer.takeNow(batchSize) : []
+          if (next.length > 0) ahead = publishablePrefix(next)
+          const sent = await sending
           if (E.isLeft(sent)) return E.left({ kind: sent.left.kind, message: sent.left.message, cause: sent.left.cause })
           acks.push([Date.now(), events.length])
           const moved = await onSession(advanceRelayCheckpoint(session.client, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: events.length, rate: publishRate() }))

@@ -1,0 +1,151 @@
+import type { RecordedEvent } from '../../application/ports/event-store.ts'
+import { HEADERS, headersOf } from './message.ts'
+
+/*
+ * The relay's records on their way to the producer thread (producer-thread.ts). The relay's own thread
+ * turns each stored event into its record's bytes (key, value, headers: what `kafkaRecordOf` makes) and
+ * writes them into one buffer per produce request; the buffer is handed to the producer thread without
+ * a copy (a transferred ArrayBuffer), which reads the records back as views of it and sends them. No
+ * per-record object crosses threads, and the bytes are written once.
+ *
+ * A packed request, little-endian: u32 count, then per record: f64 timestamp (epoch ms), u32 key
+ * length, key, u32 value length, value, u8 header count, then per header: u8 name (its index in
+ * HEADER_NAMES), u32 value length, value.
+ */
+
+/** A record as the client sends it: key, value and headers as UTF-8 bytes, the commit time as the timestamp. */
+export type KafkaRecord = {
+  readonly topic: string
+  readonly key: Buffer
+  readonly value: Buffer
+  readonly headers: Map<Buffer, Buffer>
+  readonly timestamp: bigint
+}
+
+/** One produce request's records, packed. `buffer` is transferred (unusable here once posted). */
+export type PackedRequest = {
+  readonly buffer: ArrayBuffer
+  /** Bytes of `buffer` in use. */
+  readonly length: number
+  /** Records in it. */
+  readonly count: number
+  /** Bytes of keys, values, header names and values, as `toKafkaMessage` counts them. */
+  readonly bytes: number
+}
+
+/** The header names a record may carry, in a fixed order: a packed header names one by its index. */
+export const HEADER_NAMES: ReadonlyArray<string> = Object.values(HEADERS)
+const HEADER_INDEX = new Map(HEADER_NAMES.map((name, i) => [name, i]))
+
+// A request's buffer starts this much larger than the request's byte limit: each record adds 17 bytes
+// of framing and 5 per header. A record that does not fit grows the buffer.
+const FRAMING_ROOM = 256 * 1024
+
+/**
+ * Packs events, in order, into requests of at most `maxBytes` (keys, values and headers; a single
+ * larger record goes alone), as `requestsFrom` splits records. Lazy: a request is packed only when the
+ * one before it has been taken, so the first can be on its way while the rest are packed.
+ */
+export function* packRequests(events: Iterable<RecordedEvent>, source: string, maxBytes: number, spare: () => ArrayBuffer | undefined = () => undefined): Generator<PackedRequest> {
+  const initial = maxBytes + FRAMING_ROOM
+  /** A buffer of at least `size` bytes: a spare one given back by the producer thread when it is large enough. */
+  const fresh = (size: number): Buffer => {
+    const reused = spare()
+    return reused !== undefined && reused.byteLength >= size ? Buffer.from(reused) : Buffer.allocUnsafeSlow(size)
+  }
+  let buf = fresh(initial)
+  let at = 4
+  let count = 0
+  let bytes = 0
+  /** Room for `n` more bytes at `at`, growing the buffer (a copy) when it lacks it. */
+  const room = (n: number): void => {
+    if (at + n <= buf.length) return
+    const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, at + n))
+    buf.copy(bigger, 0, 0, at)
+    buf = bigger
+  }
+  /** Writes `s` as u32 length + UTF-8 bytes; returns its byte length. */
+  const text = (s: string): number => {
+    room(4 + 3 * s.length)
+    const n = buf.write(s, at + 4, 'utf8')
+    buf.writeUInt32LE(n, at)
+    at += 4 + n
+    return n
+  }
+  const finish = (end: number, records: number, recordBytes: number): PackedRequest => {
+    buf.writeUInt32LE(records, 0)
+    return { buffer: buf.buffer as ArrayBuffer, length: end, count: records, bytes: recordBytes }
+  }
+  for (const e of events) {
+    const start = at
+    room(8)
+    buf.writeDoubleLE(e.recordedAt.getTime(), at)
+    at += 8
+    let size = text(e.streamName)
+    size += text(JSON.stringify(e.data))
+    const headers = headersOf(e, source)
+    const countAt = at
+    room(1)
+    at += 1
+    let n = 0
+    for (const name in headers) {
+      const index = HEADER_INDEX.get(name)
+      if (index === undefined) throw new Error(`packRequests: header ${name} is not in HEADER_NAMES`)
+      room(1)
+      buf.writeUInt8(index, at)
+      at += 1
+      size += name.length + text(headers[name] ?? '')
+      n += 1
+    }
+    buf.writeUInt8(n, countAt)
+    if (count > 0 && bytes + size > maxBytes) {
+      // This record starts the next request: the full one is handed out, the record moves to a new buffer.
+      const next = fresh(Math.max(initial, 4 + at - start))
+      buf.copy(next, 4, start, at)
+      const full = finish(start, count, bytes)
+      buf = next
+      at = 4 + (at - start)
+      count = 0
+      bytes = 0
+      yield full
+    }
+    count += 1
+    bytes += size
+  }
+  if (count > 0) yield finish(at, count, bytes)
+}
+
+// Header names as bytes, made once (each record's headers are a Map of its own).
+const headerNameBytes = HEADER_NAMES.map((name) => Buffer.from(name, 'utf8'))
+
+/** The records of a packed request, for `topic`: keys, values and header values are views of `buffer`. */
+export const unpackRecords = (topic: string, buffer: ArrayBuffer, length: number): KafkaRecord[] => {
+  const buf = Buffer.from(buffer, 0, length)
+  const count = buf.readUInt32LE(0)
+  const records = new Array<KafkaRecord>(count)
+  let at = 4
+  const bytes = (): Buffer => {
+    const n = buf.readUInt32LE(at)
+    const view = buf.subarray(at + 4, at + 4 + n)
+    at += 4 + n
+    return view
+  }
+  for (let i = 0; i < count; i++) {
+    const timestamp = BigInt(buf.readDoubleLE(at))
+    at += 8
+    const key = bytes()
+    const value = bytes()
+    const headerCount = buf.readUInt8(at)
+    at += 1
+    const headers = new Map<Buffer, Buffer>()
+    for (let h = 0; h < headerCount; h++) {
+      const name = headerNameBytes[buf.readUInt8(at)]
+      at += 1
+      if (name === undefined) throw new Error('unpackRecords: a header name index out of range (a defect of packRequests)')
+      headers.set(name, bytes())
+    }
+    records[i] = { topic, key, value, headers, timestamp }
+  }
+  if (at !== length) throw new Error(`unpackRecords: ${String(count)} records take ${String(at)} bytes of a request of ${String(length)} (a defect of packRequests)`)
+  return records
+}

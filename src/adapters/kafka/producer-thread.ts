@@ -1,0 +1,228 @@
+/**
+ * The relay's Kafka client, on a worker thread of its own (started by publisher.ts). The relay's thread
+ * reads the log, checks each event and packs the records' bytes (packed-records.ts); this thread owns
+ * the client (@platformatic/kafka): the topic, the idempotent producer, and the sending, one request at
+ * a time in the order the requests came. So encoding the produce requests and waiting for the broker's
+ * acknowledgements overlap with reading and checking the next events, on another core.
+ *
+ * Every message from the relay's thread is handled after the one before it has finished (one chain):
+ * requests are sent strictly in order, a request only after the previous one was acknowledged, and
+ * none of a publish after one of its requests failed. Failures come back classified
+ * (`publishFailureOf`): kind, one line for the operator, and a plain summary of the client's errors.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { Admin, compatibilityPartitioner, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
+import type { Destination, PublishFailure } from '../../application/ports/event-publisher.ts'
+import { publishFailureOf, type SecurityDescription } from './errors.ts'
+import { unpackRecords } from './packed-records.ts'
+
+/** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
+export type ProducerThreadConfig = {
+  readonly brokers: ReadonlyArray<string>
+  readonly topic: string
+  readonly clientId: string
+  readonly partitions: number
+  readonly replicationFactor: number
+  readonly timeoutMs: number
+  /** For the operator's error lines. */
+  readonly where: string
+  readonly security: SecurityDescription
+  readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly rejectUnauthorized: boolean }
+  readonly sasl?: { readonly mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512'; readonly username: string }
+}
+
+/** From the relay's thread, in order. */
+export type ToProducerThread =
+  | { readonly op: 'password'; readonly password: string }
+  | { readonly op: 'prepare'; readonly id: number }
+  /** A publish of `events` events begins; its requests follow, then its `end`. */
+  | { readonly op: 'publish'; readonly id: number; readonly events: number }
+  | { readonly op: 'request'; readonly id: number; readonly buffer: ArrayBuffer; readonly length: number }
+  | { readonly op: 'end'; readonly id: number }
+  | { readonly op: 'close'; readonly id: number }
+
+/** A failure as it crosses threads: the cause as its one line of text. */
+export type ThreadFailure = Omit<PublishFailure, 'cause'> & { readonly cause: string }
+
+/** To the relay's thread. */
+export type FromProducerThread =
+  | { readonly op: 'prepared'; readonly id: number; readonly destination: Destination }
+  | { readonly op: 'published'; readonly id: number }
+  | { readonly op: 'failed'; readonly id: number; readonly failure: ThreadFailure }
+  | { readonly op: 'closed'; readonly id: number }
+  /** A request's buffer, sent and acknowledged: the relay's thread packs a later request into it. */
+  | { readonly op: 'spare'; readonly buffer: ArrayBuffer }
+  | { readonly op: 'log'; readonly level: 'debug' | 'info'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
+
+// The client retries a request a few times on its own (a leader moving, a connection dropping); past
+// that the publish fails and the relay retries it with its own backoff, from its checkpoint. The
+// idempotent producer's retries of one request carry the same producer id and sequence numbers, so a
+// retried batch the broker already wrote is not written twice.
+const CLIENT_RETRIES = 3
+const CLIENT_RETRY_DELAY_MS = 250
+
+const port = parentPort
+if (port === null) throw new Error('producer-thread.ts runs as a worker thread (publisher.ts starts it)')
+const config = workerData as ProducerThreadConfig
+let password: string | undefined
+
+const post = (message: FromProducerThread): void => port.postMessage(message)
+const log = (level: 'debug' | 'info', fields: Readonly<Record<string, unknown>>, message: string): void => post({ op: 'log', level, fields, message })
+const failed = (id: number, operation: string, e: unknown): void => {
+  const f = publishFailureOf(operation, config.where, e, config.security)
+  post({ op: 'failed', id, failure: { _tag: 'PublishFailure', kind: f.kind, message: f.message, retriable: f.retriable, cause: f.cause instanceof Error ? f.cause.message : String(f.cause) } })
+}
+
+const connectionOptions = (): Pick<BaseOptions, 'tls' | 'sasl'> => {
+  const out: { tls?: BaseOptions['tls']; sasl?: SASLOptions } = {}
+  const tls = config.tls
+  if (tls !== undefined) {
+    out.tls = {
+      rejectUnauthorized: tls.rejectUnauthorized,
+      ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+      ...(tls.key === undefined ? {} : { key: tls.key }),
+    }
+  }
+  const sasl = config.sasl
+  // A function, so that the password is never a field of an object the client could log.
+  if (sasl !== undefined) out.sasl = { mechanism: sasl.mechanism, username: sasl.username, password: () => password ?? '' }
+  return out
+}
+
+const base = {
+  clientId: config.clientId,
+  bootstrapBrokers: [...config.brokers],
+  connectTimeout: Math.min(config.timeoutMs, 10_000),
+  requestTimeout: config.timeoutMs,
+  timeout: config.timeoutMs,
+  retries: CLIENT_RETRIES,
+  retryDelay: CLIENT_RETRY_DELAY_MS,
+  autocreateTopics: false,
+  ...connectionOptions(),
+}
+
+let producer: Producer | undefined
+
+/** A producer with its producer id: connected, authenticated, and known to the broker. */
+const connectProducer = async (): Promise<Producer> => {
+  if (producer !== undefined) return producer
+  const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL, partitioner: compatibilityPartitioner })
+  try {
+    await p.initIdempotentProducer({})
+  } catch (e) {
+    await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a producer that failed to connect'))
+    throw e
+  }
+  producer = p
+  return p
+}
+
+/** After a failed send the producer is dropped: the next publish starts a new one (a new producer id). */
+const dropProducer = async (): Promise<void> => {
+  const p = producer
+  producer = undefined
+  if (p !== undefined) await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a failed producer'))
+}
+
+const withAdmin = async <A>(use: (admin: Admin) => Promise<A>): Promise<A> => {
+  const admin = new Admin(base)
+  try {
+    return await use(admin)
+  } finally {
+    await admin.close().catch((err: unknown) => log('debug', { err: String(err) }, 'closing the admin client'))
+  }
+}
+
+const partitionsOf = async (admin: Admin): Promise<number | undefined> => {
+  const topics = await admin.listTopics()
+  if (!topics.includes(config.topic)) return undefined
+  const metadata = await admin.metadata({ topics: [config.topic], forceUpdate: true })
+  return metadata.topics.get(config.topic)?.partitionsCount
+}
+
+const prepare = async (id: number): Promise<void> => {
+  let destination: Destination
+  try {
+    destination = await withAdmin(async (admin): Promise<Destination> => {
+      const existing = await partitionsOf(admin)
+      if (existing !== undefined) return { description: config.where, partitions: existing, created: false }
+      let created = true
+      try {
+        await admin.createTopics({ topics: [config.topic], partitions: config.partitions, replicas: config.replicationFactor })
+      } catch (e) {
+        // Another relay may create it at the same moment (TOPIC_ALREADY_EXISTS): then it exists now.
+        if ((await partitionsOf(admin)) === undefined) throw e
+        created = false
+      }
+      const partitions = await partitionsOf(admin)
+      if (partitions === undefined) throw new Error(`topic ${config.topic} is still missing after it was created`)
+      if (created) log('info', { partitions, replicationFactor: config.replicationFactor }, `created topic ${config.topic}`)
+      return { description: config.where, partitions, created }
+    })
+  } catch (e) {
+    failed(id, 'preparing the topic', e)
+    return
+  }
+  try {
+    await connectProducer()
+  } catch (e) {
+    failed(id, 'connecting the producer', e)
+    return
+  }
+  post({ op: 'prepared', id, destination })
+}
+
+/** The publish whose requests are arriving: its id, its size, and whether one of them failed. */
+let current: { id: number; events: number; failed: boolean } | undefined
+
+const sendRequest = async (id: number, buffer: ArrayBuffer, length: number): Promise<void> => {
+  const publish = current
+  if (publish?.id !== id || publish.failed) return
+  try {
+    const p = await connectProducer()
+    await p.send({ acks: ProduceAcks.ALL, messages: unpackRecords(config.topic, buffer, length) })
+    // Acknowledged: the client holds none of its records any more; the buffer goes back to be packed again.
+    port.postMessage({ op: 'spare', buffer } satisfies FromProducerThread, [buffer])
+  } catch (e) {
+    publish.failed = true
+    await dropProducer()
+    failed(id, `publishing ${String(publish.events)} events`, e)
+  }
+}
+
+const close = async (id: number): Promise<void> => {
+  await dropProducer()
+  post({ op: 'closed', id })
+}
+
+const handle = async (m: ToProducerThread): Promise<void> => {
+  switch (m.op) {
+    case 'password':
+      password = m.password
+      return
+    case 'prepare':
+      return prepare(m.id)
+    case 'publish':
+      current = { id: m.id, events: m.events, failed: false }
+      return
+    case 'request':
+      return sendRequest(m.id, m.buffer, m.length)
+    case 'end':
+      if (current?.id === m.id && !current.failed) post({ op: 'published', id: m.id })
+      current = undefined
+      return
+    case 'close':
+      return close(m.id)
+  }
+}
+
+let chain: Promise<void> = Promise.resolve()
+port.on('message', (m: ToProducerThread) => {
+  chain = chain.then(() => handle(m)).catch((e: unknown) => {
+    // A defect here (not a client failure, which `handle` reports): fail what waits on this message.
+    if (!('id' in m)) return
+    if (current?.id === m.id) current.failed = true
+    failed(m.id, 'the Kafka producer thread', e)
+  })
+})

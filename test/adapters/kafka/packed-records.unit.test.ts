@@ -1,0 +1,99 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { HEADER_NAMES, packRequests, unpackRecords, type KafkaRecord } from '../../../src/adapters/kafka/packed-records.ts'
+import { kafkaRecordOf, requestsFrom } from '../../../src/adapters/kafka/publisher.ts'
+import { HEADERS } from '../../../src/adapters/kafka/message.ts'
+import { Position, type RecordedEvent } from '../../../src/application/ports/event-store.ts'
+
+// The relay packs records on its own thread and the producer thread reads them back: what is sent must
+// be byte for byte what `kafkaRecordOf` (the message contract's record) gives, split into the same requests.
+
+const position = (n: number): Position => {
+  const d = Position.decode(`00000000000000000123-${String(n).padStart(20, '0')}`)
+  if (E.isLeft(d)) throw new Error('bad position')
+  return d.right
+}
+
+const eventNo = (i: number, over: Partial<RecordedEvent> = {}): RecordedEvent => ({
+  eventId: `0f8fad5b-d9cb-469f-a165-${String(i).padStart(12, '0')}`,
+  type: 'OrderCreated',
+  schemaVersion: 1,
+  data: { merchantId: '140000000000000001', merchantOrderId: `A-${String(i)}`, amount: String(42_000 + i), note: 'หม้อหุงข้าว 1.8 ลิตร', nested: { list: [1, 2.5, null, true], empty: {} } },
+  metadata: { correlationId: `corr-${String(i)}`, causationId: 'cause-1', recordedAt: '2026-01-01T03:00:00.000Z', source: 'api_request' },
+  streamName: `order-140000000000000001-A-${String(i % 7)}`,
+  streamRevision: BigInt(i),
+  position: position(i + 1),
+  recordedAt: new Date(Date.UTC(2026, 0, 1, 3, 0, 0, i)),
+  ...over,
+})
+
+const bytesOf = (r: KafkaRecord) => ({
+  topic: r.topic,
+  key: r.key.toString('hex'),
+  value: r.value.toString('hex'),
+  headers: [...r.headers].map(([k, v]) => [k.toString('utf8'), v.toString('hex')]),
+  timestamp: r.timestamp,
+})
+
+/** Packs and reads back, as the two threads do (the buffer crosses as an ArrayBuffer). */
+const roundTrip = (events: ReadonlyArray<RecordedEvent>, maxBytes: number) =>
+  [...packRequests(events, '/satang', maxBytes)].map((request) => ({ request, records: unpackRecords('t', request.buffer, request.length) }))
+
+describe('packed records (relay thread → producer thread)', () => {
+  it('every header name of the contract has an index', () => {
+    expect([...HEADER_NAMES].sort()).toEqual(Object.values(HEADERS).sort())
+  })
+
+  it('reads back the same bytes as kafkaRecordOf, in order: Thai text, a traceparent, empty data, revision 0', () => {
+    const traced = eventNo(3, { metadata: { correlationId: 'ข้าว-1', causationId: 'c', recordedAt: '2026-01-01T03:00:00.000Z', source: 'api_request', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })
+    const events = [eventNo(0), eventNo(1, { data: {}, streamRevision: 0n }), traced, eventNo(4, { metadata: { correlationId: '', causationId: 'c', recordedAt: '2026-01-01T03:00:00.000Z', source: 'query', traceparent: 'not-a-traceparent' } })]
+    const [only, ...more] = roundTrip(events, 1_000_000)
+    expect(more).toEqual([])
+    expect(only?.request.count).toBe(4)
+    expect(only?.records.map(bytesOf)).toEqual(events.map((e) => bytesOf(kafkaRecordOf('t', e, '/satang').record)))
+    expect(only?.request.bytes).toBe(events.reduce((n, e) => n + kafkaRecordOf('t', e, '/satang').bytes, 0))
+    expect(only?.records[2]?.headers.size).toBe(12) // the traceparent travels
+    expect(only?.records[0]?.headers.size).toBe(11)
+  })
+
+  it('splits into requests exactly as requestsFrom splits the records (a record larger than the limit goes alone)', () => {
+    const huge = eventNo(50, { data: { blob: 'ก'.repeat(40_000) } }) // 120,000 bytes of value: above the limit and the buffer's first size
+    const events = [...Array.from({ length: 120 }, (_, i) => eventNo(i)), huge, ...Array.from({ length: 30 }, (_, i) => eventNo(200 + i))]
+    for (const maxBytes of [1, 700, 5_000, 50_000, 10_000_000]) {
+      const expected = [...requestsFrom(events.map((e) => kafkaRecordOf('t', e, '/satang')), maxBytes)]
+      const got = roundTrip(events, maxBytes)
+      expect(got.map((g) => g.request.count), `max ${String(maxBytes)}`).toEqual(expected.map((r) => r.length))
+      expect(got.map((g) => g.request.bytes)).toEqual(expected.map((r) => r.reduce((n, x) => n + x.bytes, 0)))
+      expect(got.flatMap((g) => g.records.map(bytesOf))).toEqual(expected.flatMap((r) => r.map((x) => bytesOf(x.record))))
+    }
+  })
+
+  it('packs nothing for no events, and each request in a buffer of its own (each is transferred)', () => {
+    expect([...packRequests([], '/s', 1_000)]).toEqual([])
+    const got = [...packRequests(Array.from({ length: 40 }, (_, i) => eventNo(i)), '/s', 2_000)]
+    expect(got.length).toBeGreaterThan(2)
+    expect(new Set(got.map((r) => r.buffer)).size).toBe(got.length)
+  })
+
+  it('a packed request that is cut short or has bytes left over is refused, not read wrong', () => {
+    const [request] = [...packRequests([eventNo(1)], '/s', 1_000_000)]
+    if (request === undefined) throw new Error('expected a request')
+    expect(() => unpackRecords('t', request.buffer, request.length - 3)).toThrow(`1 records take ${String(request.length)} bytes of a request of ${String(request.length - 3)}`)
+    const longer = new Uint8Array(request.length + 2)
+    longer.set(new Uint8Array(request.buffer, 0, request.length))
+    expect(() => unpackRecords('t', longer.buffer, longer.length)).toThrow(`1 records take ${String(request.length)} bytes of a request of ${String(request.length + 2)}`)
+  })
+})
+
+describe('packing into spare buffers (given back by the producer thread)', () => {
+  it('packs into a spare buffer large enough, allocates when the spare is too small, and reads back the same bytes', () => {
+    const events = Array.from({ length: 30 }, (_, i) => eventNo(i))
+    const spares = [new ArrayBuffer(16), new ArrayBuffer(2_000 + 256 * 1024)]
+    const got = [...packRequests(events, '/satang', 2_000, () => spares.pop())]
+    expect(got[0]?.buffer.byteLength).toBe(2_000 + 256 * 1024) // the large spare, taken first
+    expect(got[1]?.buffer.byteLength).not.toBe(16) // the small one was not used
+    expect(spares).toEqual([])
+    const records = got.flatMap((r) => unpackRecords('t', r.buffer, r.length))
+    expect(records.map(bytesOf)).toEqual(events.map((e) => bytesOf(kafkaRecordOf('t', e, '/satang').record)))
+  })
+})
