@@ -47,6 +47,8 @@ export type KafkaPublisherConfig = {
   /** How long a broker may take to acknowledge, and to accept a connection. */
   readonly timeoutMs: number
   readonly security?: KafkaSecurity
+  /** The producer thread's module; only tests give another (a thread that fails on purpose). */
+  readonly threadModule?: URL
 }
 
 const SASL_MECHANISMS = { plain: 'PLAIN', 'scram-sha-256': 'SCRAM-SHA-256', 'scram-sha-512': 'SCRAM-SHA-512' } as const
@@ -147,7 +149,7 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
 
   const started = (): Worker => {
     if (thread !== undefined) return thread
-    const w = new Worker(PRODUCER_THREAD, { workerData: threadConfig, name: 'satang kafka producer', resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } })
+    const w = new Worker(config.threadModule ?? PRODUCER_THREAD, { workerData: threadConfig, name: 'satang kafka producer', resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } })
     // Idle, the thread does not keep the process alive; it does while an answer is awaited.
     w.unref()
     w.on('message', (m: FromProducerThread) => {
