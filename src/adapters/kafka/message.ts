@@ -58,24 +58,29 @@ const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
+/** Each header of one stored event's message, name and value, in the order they are sent. */
+export const eachHeader = (e: RecordedEvent, source: string, put: (name: string, value: string) => void): void => {
+  put(HEADERS.contentType, CONTENT_TYPE)
+  put(HEADERS.specversion, '1.0')
+  put(HEADERS.id, e.eventId)
+  put(HEADERS.source, source)
+  put(HEADERS.type, ceTypeOf(e.type, e.schemaVersion))
+  put(HEADERS.subject, e.streamName)
+  put(HEADERS.time, e.recordedAt.toISOString())
+  put(HEADERS.position, e.position)
+  put(HEADERS.streamRevision, e.streamRevision.toString())
+  put(HEADERS.correlationId, text(e.metadata.correlationId))
+  put(HEADERS.causationId, text(e.metadata.causationId))
+  const traceparent = e.metadata['traceparent']
+  if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) put(HEADERS.traceparent, traceparent)
+}
+
 /** The headers of one stored event's message, in the order they are sent. */
 export const headersOf = (e: RecordedEvent, source: string): Record<string, string> => {
-  const time = e.recordedAt.toISOString()
-  const headers: Record<string, string> = {
-    [HEADERS.contentType]: CONTENT_TYPE,
-    [HEADERS.specversion]: '1.0',
-    [HEADERS.id]: e.eventId,
-    [HEADERS.source]: source,
-    [HEADERS.type]: ceTypeOf(e.type, e.schemaVersion),
-    [HEADERS.subject]: e.streamName,
-    [HEADERS.time]: time,
-    [HEADERS.position]: e.position,
-    [HEADERS.streamRevision]: e.streamRevision.toString(),
-    [HEADERS.correlationId]: text(e.metadata.correlationId),
-    [HEADERS.causationId]: text(e.metadata.causationId),
-  }
-  const traceparent = e.metadata['traceparent']
-  if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) headers[HEADERS.traceparent] = traceparent
+  const headers: Record<string, string> = {}
+  eachHeader(e, source, (name, value) => {
+    headers[name] = value
+  })
   return headers
 }
 

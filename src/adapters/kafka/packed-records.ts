@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../application/ports/event-store.ts'
-import { HEADERS, headersOf } from './message.ts'
+import { eachHeader, HEADERS } from './message.ts'
 
 /*
  * The relay's records on their way to the producer thread (producer-thread.ts). The relay's own thread
@@ -72,6 +72,18 @@ export function* packRequests(events: Iterable<RecordedEvent>, source: string, m
     at += 4 + n
     return n
   }
+  // The record being written: its bytes as toKafkaMessage counts them, and its headers so far.
+  let size = 0
+  let headerCount = 0
+  const header = (name: string, value: string): void => {
+    const index = HEADER_INDEX.get(name)
+    if (index === undefined) throw new Error(`packRequests: header ${name} is not in HEADER_NAMES`)
+    room(1)
+    buf.writeUInt8(index, at)
+    at += 1
+    size += name.length + text(value)
+    headerCount += 1
+  }
   const finish = (end: number, records: number, recordBytes: number): PackedRequest => {
     buf.writeUInt32LE(records, 0)
     return { buffer: buf.buffer as ArrayBuffer, length: end, count: records, bytes: recordBytes }
@@ -81,23 +93,14 @@ export function* packRequests(events: Iterable<RecordedEvent>, source: string, m
     room(8)
     buf.writeDoubleLE(e.recordedAt.getTime(), at)
     at += 8
-    let size = text(e.streamName)
+    size = text(e.streamName)
     size += text(JSON.stringify(e.data))
-    const headers = headersOf(e, source)
     const countAt = at
     room(1)
     at += 1
-    let n = 0
-    for (const name in headers) {
-      const index = HEADER_INDEX.get(name)
-      if (index === undefined) throw new Error(`packRequests: header ${name} is not in HEADER_NAMES`)
-      room(1)
-      buf.writeUInt8(index, at)
-      at += 1
-      size += name.length + text(headers[name] ?? '')
-      n += 1
-    }
-    buf.writeUInt8(n, countAt)
+    headerCount = 0
+    eachHeader(e, source, header)
+    buf.writeUInt8(headerCount, countAt)
     if (count > 0 && bytes + size > maxBytes) {
       // This record starts the next request: the full one is handed out, the record moves to a new buffer.
       const next = fresh(Math.max(initial, 4 + at - start))
