@@ -1,7 +1,16 @@
 import * as t from 'io-ts'
 import type { Json, JsonObject } from './envelope.ts'
 
-const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === 'object' && u !== null && !Array.isArray(u)
+/**
+ * An object literal's kind of object (what JSON.parse makes, or one with no prototype): a class
+ * instance is not, though it is an object (a Date, a Map or a Buffer would pass a typeof check, and
+ * JSON.stringify turns them into a string, `{}` or an array of bytes).
+ */
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
+  if (typeof u !== 'object' || u === null) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
 
 /** Whether `u` is JSON as events store it: finite numbers, no `undefined`, no class instances but plain objects and arrays. */
 export const isJson = (u: unknown): u is Json => {

@@ -16,6 +16,25 @@ describe('isJson', () => {
       expect(isJson(u)).toBe(false)
   })
 
+  it('refuses class instances, which JSON.stringify would turn into something else: a Date, a Map, a Set, a Buffer, a class of our own, and containers holding them', () => {
+    class Money {
+      readonly satang = 100
+    }
+    for (const u of [new Date(0), new Map([['a', 1]]), new Set([1]), Buffer.from('x'), new Money(), new Uint8Array(2), { at: new Date(0) }, [new Map()], { a: { b: new Money() } }]) expect(isJson(u)).toBe(false)
+    expect(isJsonObject(new Money())).toBe(false)
+    expect(JsonObjectCodec.is(new Map())).toBe(false)
+    // An object with no prototype is a plain object; so is what JSON.parse gives.
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 })
+    expect([isJson(bare), isJsonObject(bare), isJson(JSON.parse('{"a":[{"b":null}]}'))]).toEqual([true, true, true])
+  })
+
+  it('toJson: a class instance other than a Date becomes null, as any value JSON cannot hold', () => {
+    class Money {
+      readonly satang = 100
+    }
+    expect(toJson({ m: new Map([['a', 1]]), o: new Money(), s: new Set([1]), d: new Date(0) })).toStrictEqual({ m: null, o: null, s: null, d: '1970-01-01T00:00:00.000Z' })
+  })
+
   it('isJsonObject: a plain object of JSON only', () => {
     expect([isJsonObject({ a: 1 }), isJsonObject([]), isJsonObject(null), isJsonObject('{}'), isJsonObject({ a: undefined })]).toEqual([true, false, false, false, false])
   })
