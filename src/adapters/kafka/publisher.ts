@@ -210,6 +210,7 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
       }
     } catch (e) {
       waiting.delete(id)
+      if (waiting.size === 0) w.unref()
       w.postMessage({ op: 'end', id } satisfies ToProducerThread)
       return E.left({ _tag: 'PublishFailure', kind: 'rejected', message: `publishing ${String(events.length)} events (${where}): the records could not be built: ${messageOf(e)}`, retriable: false, cause: e })
     }
