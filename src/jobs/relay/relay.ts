@@ -99,6 +99,17 @@ const makeBuffer = (highWater: number) => {
   let items: ReadItem[] = []
   let wakeTaker: (() => void) | undefined
   let wakeProducer: (() => void) | undefined
+  /** Up to `max` items that are here now (possibly none), without waiting. */
+  const takeNow = (max: number): ReadonlyArray<ReadItem> => {
+    if (items.length === 0) return []
+    const out = items.length <= max ? items : items.slice(0, max)
+    items = items.length <= max ? [] : items.slice(max)
+    if (items.length < highWater) {
+      wakeProducer?.()
+      wakeProducer = undefined
+    }
+    return out
+  }
   return {
     push: async (item: ReadItem): Promise<void> => {
       items.push(item)
@@ -110,25 +121,9 @@ const makeBuffer = (highWater: number) => {
     take: async (max: number, interrupt: Promise<unknown>): Promise<ReadonlyArray<ReadItem>> => {
       if (items.length === 0) await Promise.race([new Promise<void>((r) => (wakeTaker = r)), interrupt])
       wakeTaker = undefined
-      const out = items.length <= max ? items : items.slice(0, max)
-      items = items.length <= max ? [] : items.slice(max)
-      if (items.length < highWater) {
-        wakeProducer?.()
-        wakeProducer = undefined
-      }
-      return out
+      return takeNow(max)
     },
-    /** Up to `max` items that are here now (possibly none), without waiting. */
-    takeNow: (max: number): ReadonlyArray<ReadItem> => {
-      if (items.length === 0) return []
-      const out = items.length <= max ? items : items.slice(0, max)
-      items = items.length <= max ? [] : items.slice(max)
-      if (items.length < highWater) {
-        wakeProducer?.()
-        wakeProducer = undefined
-      }
-      return out
-    },
+    takeNow,
     release: (): void => {
       wakeProducer?.()
       wakeProducer = undefined
