@@ -20,6 +20,8 @@ export type StoreFigures = {
   readonly liveMissed: Pair
   readonly liveDuplicated: Pair
   readonly liveEvents: Pair
+  /** satang's live deliveries by path: events, p50 and p99 of each. */
+  readonly livePaths: LivePaths
 }
 
 type Rate = { events: number; seconds: number }
@@ -45,7 +47,8 @@ const alternate = async (ctx: BenchContext, what: ReadonlyArray<string>, run: (i
   })
 }
 
-type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number }
+type LivePaths = Readonly<Record<string, { events: number; p50: number; p99: number }>>
+type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number; paths: LivePaths }
 
 const live = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare', label: string): Promise<Live> => {
   const sub = startNode([supportScript('store-load.ts'), 'live-sub', db.url, impl], process.env)
@@ -60,19 +63,36 @@ const live = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare
     sub.child.stdin?.end('stop\n')
     await sub.exited
     const lines = sub.output().trim().split('\n')
-    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number]> }
+    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number, string]> }
     const delivered = new Map<string, number[]>()
-    for (const [id, at] of answer.delivered ?? []) delivered.set(id, [...(delivered.get(id) ?? []), at])
+    const how = new Map<string, string>()
+    for (const [id, at, path] of answer.delivered ?? []) {
+      delivered.set(id, [...(delivered.get(id) ?? []), at])
+      if (!how.has(id)) how.set(id, path)
+    }
     const latencies: number[] = []
+    // satang's: latencies by the path that delivered the event (an announcement, or a read).
+    const byPath = new Map<string, number[]>()
     let missed = 0
     for (const [id, , ackAt] of written.acked) {
       const at = delivered.get(id)?.[0]
       if (at === undefined) missed += 1
-      else latencies.push(Math.max(0, at - ackAt))
+      else {
+        const latency = Math.max(0, at - ackAt)
+        latencies.push(latency)
+        const path = how.get(id) ?? '?'
+        byPath.set(path, [...(byPath.get(path) ?? []), latency])
+      }
     }
     latencies.sort((a, b) => a - b)
     const duplicated = [...delivered.entries()].filter(([id, ats]) => ids.has(id) && ats.length > 1).length
-    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed, duplicated, events: written.acked.length }
+    const paths = Object.fromEntries(
+      [...byPath.entries()].map(([path, l]) => {
+        l.sort((a, b) => a - b)
+        return [path === 'a' ? 'announcement' : path === 'r' ? 'read' : path === 'n' ? 'notification' : 'unknown', { events: l.length, p50: round(percentile(l, 50), 2), p99: round(percentile(l, 99), 2) }]
+      }),
+    )
+    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed, duplicated, events: written.acked.length, paths }
   } finally {
     await sub.stop()
   }
@@ -90,6 +110,7 @@ export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events:
   const liveBare = await live(ctx, db, 'bare', `${label}lb`)
   const liveSatang = await live(ctx, db, 'satang', `${label}ls`)
   ctx.progress(`  live delivery p99: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)
+  for (const [path, p] of Object.entries(liveSatang.paths)) ctx.progress(`    satang, delivered from ${path === 'read' ? 'a read' : path === 'announcement' ? 'an announcement' : path}: ${String(p.events)} events, p50 ${String(p.p50)} ms, p99 ${String(p.p99)} ms`)
   const pair = (f: (l: Live) => number): Pair => ({ satang: f(liveSatang), bare: f(liveBare) })
-  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events) }
+  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events), livePaths: liveSatang.paths }
 }

@@ -30,9 +30,9 @@ const now = (): number => performance.timeOrigin + performance.now()
 const PAGE = 1_000
 const COLUMNS = 'stream_name, stream_revision, event_id, type, schema_version, data, metadata'
 
-const satangStore = (connections: number): { store: EventStore; pool: pg.Pool } => {
+const satangStore = (connections: number, observeDelivery?: (how: 'announcement' | 'read') => void): { store: EventStore; pool: pg.Pool } => {
   const pool = makePostgresPool({ url, poolMax: Math.max(2, connections), applicationName: 'satang-bench-store' }, log)
-  return { pool, store: makePostgresEventStore({ pool, log }, { schema: EVENT_SCHEMA }) }
+  return { pool, store: makePostgresEventStore({ pool, log }, { schema: EVENT_SCHEMA, ...(observeDelivery === undefined ? {} : { observeDelivery }) }) }
 }
 
 /** Prototypes of the appended events; each append gives them fresh ids (ids are what makes appends idempotent). */
@@ -182,14 +182,24 @@ const readPass = async (): Promise<{ events: number; seconds: number }> => {
 }
 
 const liveSubMode = async (): Promise<void> => {
-  const delivered: Array<[string, number]> = []
+  // [event id, when, how: 'a' from an announcement, 'r' from a read, 'n' a bare notification]
+  const delivered: Array<[string, number, string]> = []
   let stop: () => Promise<void>
   if (impl === 'satang') {
-    const { store, pool } = satangStore(2)
+    // Which path delivered the batch being handed over (the store says so after its last event).
+    let batchStart = 0
+    const observeDelivery = (how: 'announcement' | 'read'): void => {
+      for (let i = batchStart; i < delivered.length; i++) {
+        const d = delivered[i]
+        if (d !== undefined) d[2] = how === 'announcement' ? 'a' : 'r'
+      }
+      batchStart = delivered.length
+    }
+    const { store, pool } = satangStore(2, observeDelivery)
     const head = await store.headPosition()()
     if (E.isLeft(head)) throw new Error('head position failed')
     const sub = store.subscribeToAll(head.right === undefined ? {} : { from: head.right satisfies Position }, (item) => {
-      if (E.isRight(item)) delivered.push([item.right.eventId, now()])
+      if (E.isRight(item)) delivered.push([item.right.eventId, now(), '?'])
       return Promise.resolve()
     })
     stop = async () => {
@@ -200,7 +210,7 @@ const liveSubMode = async (): Promise<void> => {
   } else {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
-    client.on('notification', (n) => delivered.push([n.payload ?? '', now()]))
+    client.on('notification', (n) => delivered.push([n.payload ?? '', now(), 'n']))
     await client.query('listen bench_live')
     stop = () => client.end()
   }
@@ -218,7 +228,6 @@ const liveWriteMode = async (): Promise<void> => {
   const [writersText, rateText, secondsText, label] = rest
   const writers = Number(writersText)
   const interval = (1000 * writers) / Number(rateText)
-  const deadline = performance.now() + Number(secondsText) * 1000
   const acked: Array<[string, number, number]> = []
   let write: (stream: string, e: EventToAppend) => Promise<void>
   let close: () => Promise<void>
@@ -246,6 +255,18 @@ const liveWriteMode = async (): Promise<void> => {
     }
     close = () => pool.end()
   }
+  // Warm-up, not timed: every writer appends one event at once, so that each has an open connection
+  // and prepared statements before the timed writes (satang and bare alike; the subscriber ignores
+  // events not acknowledged below). Without it the first writes of 8 writers overlap while their
+  // connections open, and what is measured is the pool's start.
+  await Promise.all(
+    Array.from({ length: writers }, async (_, k) => {
+      const e = batchOf(1)[0]
+      if (e !== undefined) await write(`bench-live-${label ?? 'a'}-${impl}-warm${String(k)}`, e)
+    }),
+  )
+  await new Promise((r) => setTimeout(r, 200))
+  const deadline = performance.now() + Number(secondsText) * 1000
   await Promise.all(
     Array.from({ length: writers }, async (_, k) => {
       const stream = `bench-live-${label ?? 'a'}-${impl}-w${String(k)}`

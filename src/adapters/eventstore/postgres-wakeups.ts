@@ -21,21 +21,28 @@ export type Wakeups = {
   readonly claim: () => boolean
   /** Call after an append committed; `notifiedAtCommit` when it had claimed the notification and sent it. */
   readonly appended: (notifiedAtCommit?: boolean) => void
-  /** Registers a subscriber's wake function; returns its unregister function. */
-  readonly register: (wake: () => void) => () => void
+  /**
+   * Registers a subscriber's wake function; returns its unregister function. A wake-up from another
+   * process passes the notification's payload (an announcement, announcements.ts, or empty); one from
+   * this process's own appends passes nothing.
+   */
+  readonly register: (wake: (payload?: string) => void) => () => void
+  /** The backend pid of this store's LISTEN connection while it is up (so that it is not counted as a listener elsewhere). */
+  readonly listenerPid: () => number | undefined
   readonly close: () => Promise<void>
 }
 
 const RECONNECT_MIN_MS = 100
 const RECONNECT_MAX_MS = 5_000
 
-export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger }, channel: string, minIntervalMs: number): Wakeups => {
+/** `listenerName`: the application_name of the LISTEN connection, by which appenders elsewhere see that someone listens. */
+export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger }, channel: string, minIntervalMs: number, listenerName: string): Wakeups => {
   const log = deps.log
-  const subscribers = new Set<() => void>()
+  const subscribers = new Set<(payload?: string) => void>()
   let closed = false
 
-  const wakeAll = (): void => {
-    for (const wake of subscribers) wake()
+  const wakeAll = (payload?: string): void => {
+    for (const wake of subscribers) wake(payload)
   }
 
   // Outgoing: at most one notification per `minIntervalMs`. The first append after a quiet spell
@@ -81,6 +88,7 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
 
   // Incoming: one LISTEN connection while anyone is subscribed, reconnected with backoff.
   let listener: Client | undefined
+  let pid: number | undefined
   let connecting: Promise<void> | undefined
   let reconnectTimer: NodeJS.Timeout | undefined
   let backoff = RECONNECT_MIN_MS
@@ -96,16 +104,17 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
 
   const listen = (): Promise<void> => {
     if (listener !== undefined || connecting !== undefined || closed || subscribers.size === 0) return connecting ?? Promise.resolve()
-    const client = new Client({ ...deps.pool.options, application_name: 'satang-eventstore-listener' })
+    const client = new Client({ ...deps.pool.options, application_name: listenerName })
     const lost = (err?: Error): void => {
       if (listener !== client) return
       listener = undefined
+      pid = undefined
       if (!closed) log.warn({ err }, 'LISTEN connection lost; subscribers poll until it is back')
       client.end().catch((e: unknown) => log.debug({ err: e }, 'closing a failed LISTEN connection'))
       scheduleReconnect()
     }
     client.on('notification', (msg) => {
-      if (msg.channel === channel) wakeAll()
+      if (msg.channel === channel) wakeAll(msg.payload)
     })
     client.on('error', lost)
     client.on('end', () => lost())
@@ -113,6 +122,7 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
       try {
         await client.connect()
         await client.query(`listen "${channel}"`)
+        pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid
         listener = client
         backoff = RECONNECT_MIN_MS
         // Anything committed while we were not listening is found by this extra read.
@@ -134,10 +144,11 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
     reconnectTimer = undefined
     const client = listener
     listener = undefined
+    pid = undefined
     if (client !== undefined) await client.end().catch((err: unknown) => log.warn({ err }, 'closing the LISTEN connection failed'))
   }
 
-  const register = (wake: () => void): (() => void) => {
+  const register = (wake: (payload?: string) => void): (() => void) => {
     subscribers.add(wake)
     void listen()
     return () => {
@@ -156,5 +167,5 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
     await sending
   }
 
-  return { channel, claim, appended, register, close }
+  return { channel, claim, appended, register, listenerPid: () => pid, close }
 }

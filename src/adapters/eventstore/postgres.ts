@@ -59,6 +59,7 @@ import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
 import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
+import { lastPosition, readAnnouncement, verdictOf, type Announcement } from './announcements.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 import { DEFAULT_PAGE_BYTES, makePageSizer } from './page-bytes.ts'
@@ -80,6 +81,14 @@ export type PostgresEventStoreConfig = {
   readonly notifyIntervalMs?: number
   /** A subscriber held back this long by the horizon logs the appenders it waits for (at most once per this interval per store). Default 10 s. */
   readonly horizonWarnSeconds?: number
+  /**
+   * How often an appending store looks for subscribers of its schema in other sessions (it announces its
+   * events only while there are some, docs/architecture.md "Live following"). Default 1000 ms: a new
+   * subscriber elsewhere gets announcements within about a second, bare wake-ups until then.
+   */
+  readonly listenerLookupMs?: number
+  /** Told of every batch a subscriber delivers, and how: from an announcement (no read) or from a read. */
+  readonly observeDelivery?: (how: 'announcement' | 'read', events: number) => void
 }
 
 export type PostgresEventStoreDeps = {
@@ -99,6 +108,16 @@ const BLOCKED_STEADY_POLLS = 10
 const ACTIVE_POLL_MS = 2
 const MAX_FAILURE_BACKOFF_MS = 5_000
 const MAX_RACE_ATTEMPTS = 1_000
+/**
+ * Appends of one store running at most (this one included) for an append to announce its events
+ * rather than send a coalesced wake-up (announcements.ts). With more, commits that each notify would
+ * queue on PostgreSQL's notify lock (docs/architecture.md "Live following").
+ */
+const ANNOUNCE_CONCURRENCY = 4
+/** Announcements a subscriber holds while they wait for a read; beyond, a notification only calls for a read. */
+const MAX_ANNOUNCED = 256
+/** The application_name of a store's LISTEN connection, then the schema's tag: appenders look for it to know whether anyone listens. */
+const LISTENER_NAME = 'satang-listen-'
 
 const encodePosition = (txId: string, position: string): Position => `${pad20(txId)}-${pad20(position)}` as Position
 
@@ -154,15 +173,26 @@ const EXPECTATION_HOLDS = `case $2::text
  * It returns one row per event (the new revision, the transaction id, the position), none when the
  * expectation fails. One event: parameters $4–$8; a batch: a JSON array in $4. When the next
  * wake-up notification is this append's to send (`Wakeups.claim`), the statement sends it itself
- * ($9/$5 true, the channel in $10/$6): PostgreSQL delivers it at the commit, with no round trip after.
+ * ($9/$5, the channel in $10/$6): PostgreSQL delivers it at the commit, with no round trip after.
+ * With few appends of this store running and a subscriber listening in another session, the
+ * statement announces its events instead (announcements.ts): that subscriber can then deliver them
+ * without reading.
  */
-const appendSql = (t: string, shape: 'one' | 'many'): string =>
-  shape === 'one'
+const appendSql = (t: string, shape: 'one' | 'many', announceFn?: string): string => {
+  // Before migration 0006: $9/$5 a boolean, whether to send a bare wake-up. Since: 0 none, 1 a bare
+  // wake-up, 2 an announcement of the events (announcements.ts).
+  const notices = (mode: string, channel: string): string =>
+    announceFn === undefined
+      ? `(select pg_notify(${channel}::text, '') where ${mode}::boolean)`
+      : // Not a subquery: one with no reference to the rows becomes an init plan, which can run before
+        // the last row is inserted. As an expression of the row returned it runs once, after them all.
+        `(select pg_notify(${channel}::text, '') where ${mode}::int = 1), case when ${mode}::int = 2 then ${announceFn}(${channel}::text) end`
+  return shape === 'one'
     ? `insert into ${t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
        select $1, coalesce(c.revision, -1) + 1, $4::uuid, $5::text, $6::integer, $7::jsonb, $8::jsonb
          from (select max(e.stream_revision) as revision from ${t} e where e.stream_name = $1) c
         where ${EXPECTATION_HOLDS}
-       returning stream_revision, pg_current_xact_id()::text, position, (select pg_notify($10::text, '') where $9::boolean)`
+       returning stream_revision, pg_current_xact_id()::text, position, ${notices('$9', '$10')}`
     : `with inserted as (
          insert into ${t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata)
          select $1, coalesce(c.revision, -1) + b.ord, (b.e->>'eventId')::uuid, b.e->>'type', (b.e->>'schemaVersion')::integer, b.e->'data', b.e->'metadata'
@@ -172,7 +202,8 @@ const appendSql = (t: string, shape: 'one' | 'many'): string =>
           order by b.ord
          returning stream_revision, position
        )
-       select i.stream_revision, pg_current_xact_id()::text, i.position, (select pg_notify($6::text, '') where $5::boolean) from inserted i order by i.position desc limit 1`
+       select i.stream_revision, pg_current_xact_id()::text, i.position, ${notices('$5', '$6')} from inserted i order by i.position desc limit 1`
+}
 
 /**
  * Appends to several streams in one statement (`appendToStreams`): $1 a JSON array of
@@ -218,11 +249,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const pageBytes = config.pageBytes ?? DEFAULT_PAGE_BYTES
   const log = deps.log.child({ component: 'eventstore', schema })
   const pool = deps.pool
-  const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 1)
-  const subscriptions = new Set<Subscription>()
   const tag = fnv1a(schema)
+  const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 1, `${LISTENER_NAME}${tag}`)
+  const subscriptions = new Set<Subscription>()
   const t = `"${schema}".events`
   const horizonWarnMs = (config.horizonWarnSeconds ?? 10) * 1000
+  const observeDelivery = config.observeDelivery
+  const listenerLookupMs = config.listenerLookupMs ?? 1_000
   let lastHorizonWarning = Number.NEGATIVE_INFINITY
 
   /** Names the appenders that hold the horizon back, rate-limited across this store's subscribers. */
@@ -246,8 +279,17 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   // Named statements are parsed once per connection; the name includes a hash of the schema.
   const sql = {
-    appendOne: { name: `satang_es_append1_${tag}`, text: appendSql(t, 'one') },
-    appendMany: { name: `satang_es_appendn_${tag}`, text: appendSql(t, 'many') },
+    appendOne: { name: `satang_es_append1a_${tag}`, text: appendSql(t, 'one', `"${schema}".announce`) },
+    appendMany: { name: `satang_es_appendna_${tag}`, text: appendSql(t, 'many', `"${schema}".announce`) },
+    // Before migration 0006 (a role started before `satang migrate` ran): bare wake-ups only.
+    appendOnePre6: { name: `satang_es_append1_${tag}`, text: appendSql(t, 'one') },
+    appendManyPre6: { name: `satang_es_appendn_${tag}`, text: appendSql(t, 'many') },
+    announceKey: { name: `satang_es_akey_${tag}`, text: `select k.key from "${schema}".announce_key k` },
+    // Whether a LISTEN connection of a subscriber of this schema, other than this store's, is open.
+    listening: {
+      name: `satang_es_listening_${tag}`,
+      text: `select exists (select 1 from pg_stat_activity where datname = current_database() and application_name = $1 and pid <> all($2::int[]))`,
+    },
     appendToStreams: { name: `satang_es_appends_${tag}`, text: appendToStreamsSql(t) },
     streams: {
       name: `satang_es_streams_${tag}`,
@@ -340,17 +382,96 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   /** Whether an append with this expectation can send the wake-up in its own statement (not `append_queued`). */
   const notifiesInStatement = (expected: ExpectedRevision): boolean => expected !== 'any' && expected !== 'stream_exists'
 
-  const appendOnce = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision, notify: boolean): Promise<Attempt> => {
+  /** Whether the schema has `announce` (migration 0006); false once an append found it missing. */
+  let announcing = true
+  /**
+   * Appends of this store running on a connection: above ANNOUNCE_CONCURRENCY they send bare, coalesced
+   * wake-ups. Counted from the moment the connection is theirs, not from the call: appends waiting for
+   * a connection (a pool opening its connections at start) do not commit, so do not queue on the lock.
+   */
+  let appendsRunning = 0
+
+  // Announcing costs each append about 0.1 ms in PostgreSQL (docs/architecture.md "Live following"):
+  // only worth it while a subscriber elsewhere listens. Looked up at most once a second, in the
+  // background; until the first answer, assumed.
+  let othersListen = true
+  let listenCheckedAt = Number.NEGATIVE_INFINITY
+  let listenCheck: Promise<void> | undefined
+  const subscribersElsewhere = (): boolean => {
+    const now = performance.now()
+    if (listenCheck === undefined && now - listenCheckedAt >= listenerLookupMs) {
+      listenCheckedAt = now
+      const own = wakeups.listenerPid()
+      listenCheck = query({ ...sql.listening, values: [`${LISTENER_NAME}${tag}`, own === undefined ? [] : [own]], rowMode: 'array' })
+        .then((rows) => {
+          othersListen = rows[0]?.[0] === true
+        })
+        .catch((err: unknown) => log.debug({ err }, 'could not tell whether subscribers elsewhere listen; announcing'))
+        .finally(() => {
+          listenCheck = undefined
+        })
+    }
+    return othersListen
+  }
+
+  /** How an append in its own statement notifies: 0 not at all (covered by a later wake-up), 1 a bare wake-up, 2 an announcement. */
+  const noticeOf = (expected: ExpectedRevision): 0 | 1 | 2 => {
+    if (!notifiesInStatement(expected)) return 0
+    // Every notifying commit takes PostgreSQL's notify lock until it is durable, so commits that notify
+    // do not share a disk flush: announcing while many appends run would cut their throughput
+    // (docs/architecture.md "Live following"); then one bare wake-up per interval covers them all.
+    if (announcing && appendsRunning <= ANNOUNCE_CONCURRENCY && subscribersElsewhere()) return 2
+    return wakeups.claim() ? 1 : 0
+  }
+
+  /**
+   * One try. `notice` is set to how its statement notified (decided once it has a connection); for an
+   * append through `append_queued`, 0 (a wake-up follows the commit).
+   */
+  const appendOnce = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision, notice: { value: 0 | 1 | 2 }): Promise<Attempt> => {
     const kind = typeof expected === 'bigint' ? 'exact' : expected
     const exact = typeof expected === 'bigint' ? expected.toString() : null
     const [only] = events
-    const rows = await query(
-      kind === 'any' || kind === 'stream_exists'
-        ? { ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' }
-        : events.length === 1 && only !== undefined
-          ? { ...sql.appendOne, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), notify, wakeups.channel], rowMode: 'array' }
-          : { ...sql.appendMany, values: [stream, kind, exact, JSON.stringify(events), notify, wakeups.channel], rowMode: 'array' },
-    )
+    notice.value = 0
+    const inStatement = async (): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => {
+      const client = await pool.connect()
+      // A statement PostgreSQL refused leaves the connection usable; anything else ends it.
+      let broken = false
+      appendsRunning += 1
+      try {
+        notice.value = noticeOf(expected)
+        if (announcing) {
+          try {
+            const r = await client.query<unknown[]>(
+              events.length === 1 && only !== undefined
+                ? { ...sql.appendOne, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), notice.value, wakeups.channel], rowMode: 'array' }
+                : { ...sql.appendMany, values: [stream, kind, exact, JSON.stringify(events), notice.value, wakeups.channel], rowMode: 'array' },
+            )
+            return r.rows
+          } catch (cause) {
+            // Refused when the statement is prepared: nothing was written.
+            if (!isUndefinedFunction(cause)) throw cause
+            announcing = false
+            log.warn('the event store schema predates announcements (migration 0006): appends send bare wake-ups until `satang migrate` runs')
+          }
+        }
+        const wake = notice.value !== 0
+        const r = await client.query<unknown[]>(
+          events.length === 1 && only !== undefined
+            ? { ...sql.appendOnePre6, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), wake, wakeups.channel], rowMode: 'array' }
+            : { ...sql.appendManyPre6, values: [stream, kind, exact, JSON.stringify(events), wake, wakeups.channel], rowMode: 'array' },
+        )
+        return r.rows
+      } catch (cause) {
+        broken = sqlStateOf(cause) === undefined
+        throw cause
+      } finally {
+        appendsRunning -= 1
+        client.release(broken)
+      }
+    }
+    const rows =
+      kind === 'any' || kind === 'stream_exists' ? await query({ ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' }) : await inStatement()
     const last = rows.at(-1)
     if (last !== undefined) return E.right(E.right({ nextExpectedRevision: BigInt(text(last[0])), position: encodePosition(text(last[1]), text(last[2])) }))
     // The expectation failed: report the actual revision, unless this is a retry of a batch that was
@@ -371,9 +492,9 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   }
 
   /** One try: the outcome, or `retry` after losing a race that `any`/`stream_exists` may win next time. */
-  const attemptAppend = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision, notify: boolean): Promise<Attempt> => {
+  const attemptAppend = async (stream: string, events: ReadonlyArray<EventToAppend>, expected: ExpectedRevision, notice: { value: 0 | 1 | 2 }): Promise<Attempt> => {
     try {
-      return await appendOnce(stream, events, expected, notify)
+      return await appendOnce(stream, events, expected, notice)
     } catch (cause) {
       const state = sqlStateOf(cause)
       const constraint = constraintOf(cause)
@@ -398,12 +519,12 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.flatMap(() =>
         pipe(
           TE.tryCatch(async (): Promise<E.Either<AppendError, AppendResult>> => {
-            // This append sends the next wake-up from its own statement when it is due now.
-            const notify = notifiesInStatement(expected) && wakeups.claim()
+            // Whether this append announced its events or sent the next wake-up from its own statement.
+            const notice: { value: 0 | 1 | 2 } = { value: 0 }
             for (let attempt = 1; ; attempt++) {
-              const outcome = await attemptAppend(stream, events, expected, notify)
+              const outcome = await attemptAppend(stream, events, expected, notice)
               if (E.isRight(outcome)) {
-                if (E.isRight(outcome.right)) wakeups.appended(notify)
+                if (E.isRight(outcome.right)) wakeups.appended(notice.value !== 0 && !outcome.right.right.alreadyStored)
                 return outcome.right
               }
               // `any` never fails because of contention: the loser of a race tries again once the
@@ -558,12 +679,47 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below, limit) }
   }
 
+  /**
+   * The installation's announcement key (migration 0006), read once; undefined when the schema predates
+   * it or this role may not read it: subscribers then read after every notification.
+   */
+  let announceKeyRead: Promise<Buffer | undefined> | undefined
+  const announcementKey = (): Promise<Buffer | undefined> => {
+    announceKeyRead ??= (async () => {
+      try {
+        const key = (await query({ ...sql.announceKey, rowMode: 'array' }))[0]?.[0]
+        return Buffer.isBuffer(key) && key.length === 32 ? key : undefined
+      } catch (err) {
+        log.warn({ err }, 'cannot read the announcement key (migration 0006 not run, or no access): subscribers read after every notification')
+        return undefined
+      }
+    })()
+    return announceKeyRead
+  }
+  let announceKey: Buffer | undefined
+  // Every subscriber of this store hears the same notification: its payload is checked once.
+  let lastPayload: string | undefined
+  let lastAnnouncement: Announcement | undefined
+  const announcementIn = (payload: string): Announcement | undefined => {
+    if (announceKey === undefined || payload === '') return undefined
+    if (payload !== lastPayload) {
+      lastPayload = payload
+      lastAnnouncement = readAnnouncement(payload, announceKey)
+    }
+    return lastAnnouncement
+  }
+
   const subscribeToAll = (options: SubscribeOptions, handler: SubscriptionHandler): Subscription => {
     let stopping = false
+    // A wake-up that calls for a read: this process appended, or another sent a bare wake-up.
     let woken = false
+    // Announcements heard and not yet delivered or found stale, oldest transaction first when examined.
+    const announced: Array<{ a: Announcement; examined: boolean }> = []
     let interrupt: (() => void) | undefined
-    const wake = (): void => {
-      woken = true
+    const wake = (payload?: string): void => {
+      const a = payload === undefined ? undefined : announcementIn(payload)
+      if (a === undefined || announced.length >= MAX_ANNOUNCED) woken = true
+      else announced.push({ a, examined: false })
       interrupt?.()
     }
     const pause = (ms: number): Promise<void> =>
@@ -577,7 +733,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       const start = decodePosition(options.from)
       if (E.isLeft(start)) return start
       let cursor = start.right
+      // Every transaction below this has ended and its events past the start are delivered (announcements.ts).
+      let resolvedBelow = 0n
+      announceKey ??= await announcementKey()
       const unregister = wakeups.register(wake)
+      const prefix = options.streamNamePrefix
       let blockedBackoff = 1
       let blockedPolls = 0
       let blockedSince: number | undefined
@@ -587,22 +747,85 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let horizon: Horizon | undefined
       // Pages bounded by bytes as well as by count (page-bytes.ts).
       const sizer = makePageSizer(pageSize, pageBytes)
+
+      /**
+       * Delivers the announcements that are next in the global order, drops those delivered already; one
+       * that must wait calls for a read the first time it is examined (as a bare wake-up would).
+       */
+      const deliverAnnounced = async (): Promise<E.Either<SubscriptionError, void>> => {
+        announced.sort((x, y) => (x.a.tx < y.a.tx ? -1 : x.a.tx > y.a.tx ? 1 : 0))
+        for (let i = 0; i < announced.length && !stopping; ) {
+          const entry = announced[i]
+          if (entry === undefined) break
+          const verdict = verdictOf(entry.a, { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) })
+          if (verdict === 'wait') {
+            if (!entry.examined) woken = true
+            entry.examined = true
+            i++
+            continue
+          }
+          announced.splice(i, 1)
+          if (verdict === 'stale') continue
+          let delivered = 0
+          for (const row of entry.a.rows) {
+            if (prefix !== undefined && !String(row[2]).startsWith(prefix)) continue
+            const item = toItem(row)
+            try {
+              await handler(item)
+            } catch (cause) {
+              return E.left({ _tag: 'SubscriberFailed', position: E.isRight(item) ? item.right.position : item.left.position, cause })
+            }
+            delivered++
+          }
+          cursor = { txId: entry.a.tx.toString(), position: lastPosition(entry.a).toString() }
+          resolvedBelow = entry.a.tx + 1n
+          observeDelivery?.('announcement', delivered)
+          // Later announcements may have become deliverable: look from the start again.
+          i = 0
+        }
+        return E.right(undefined)
+      }
+
+      /** Waits up to `ms`, delivering announcements as they come; ends early when a read is called for. */
+      const rest = async (ms: number): Promise<E.Either<SubscriptionError, void>> => {
+        const until = performance.now() + ms
+        while (!stopping && !woken) {
+          if (announced.length > 0) {
+            const r = await deliverAnnounced()
+            if (E.isLeft(r) || woken) return r
+          }
+          const left = until - performance.now()
+          if (left <= 0) break
+          await pause(left)
+        }
+        return E.right(undefined)
+      }
+
       try {
         while (!stopping) {
+          if (announced.length > 0) {
+            const r = await deliverAnnounced()
+            if (E.isLeft(r)) return r
+          }
           woken = false
           let page: Page
           let beyond = false
+          let complete = false
           try {
             const limit = sizer.limit()
             if (horizon === undefined) {
-              const both = await horizonAndPage(cursor, options.streamNamePrefix, limit)
+              const both = await horizonAndPage(cursor, prefix, limit)
               horizon = both.horizon
               page = both.page
             } else {
-              page = await subscriptionPage(cursor, options.streamNamePrefix, horizon.below, limit)
+              page = await subscriptionPage(cursor, prefix, horizon.below, limit)
             }
             const { waitingFor } = horizon
-            if (page.scanned < limit) horizon = undefined
+            if (page.scanned < limit) {
+              complete = BigInt(horizon.below) > resolvedBelow
+              if (complete) resolvedBelow = BigInt(horizon.below)
+              horizon = undefined
+            }
             sizer.observe(page.items.map(([, item]) => item))
             // Held back only if an append was in flight; otherwise what commits later notifies.
             // Once known held back, the next few empty reads while appends are in flight are too
@@ -631,6 +854,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             cursor = at
           }
           cursor = page.next
+          if (page.items.length > 0) observeDelivery?.('read', page.items.length)
           if (page.scanned > 0) {
             blockedSince = undefined
             blockedBackoff = 1
@@ -639,13 +863,20 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             continue
           }
           if (woken) continue
+          // A complete read moved the horizon: announcements held back may be next now.
+          if (complete && announced.length > 0) {
+            const r = await deliverAnnounced()
+            if (E.isLeft(r)) return r
+            if (woken) continue
+          }
           if (beyond) {
             // Committed rows wait behind an older append that is still running: its commit wakes
             // this subscriber (its process notifies); meanwhile look again soon.
             const now = performance.now()
             blockedSince ??= now
             if (now - blockedSince >= horizonWarnMs) await warnHeldBack(now - blockedSince)
-            await pause(blockedBackoff)
+            const r = await rest(blockedBackoff)
+            if (E.isLeft(r)) return r
             blockedPolls += 1
             if (blockedPolls >= BLOCKED_STEADY_POLLS) blockedBackoff = Math.min(blockedBackoff * 2, MAX_BLOCKED_BACKOFF_MS)
           } else {
@@ -654,8 +885,9 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             blockedPolls = 0
             // Right after activity, look again soon (notifications are coalesced under load);
             // the wait doubles while nothing comes, up to the polling fallback. A notification
-            // ends any wait.
-            await pause(idleBackoff)
+            // ends any wait; an announcement that is next in the order is delivered without one.
+            const r = await rest(idleBackoff)
+            if (E.isLeft(r)) return r
             idleBackoff = Math.min(idleBackoff * 2, pollIntervalMs)
           }
         }

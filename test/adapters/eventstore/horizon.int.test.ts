@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { Writable } from 'node:stream'
 import * as E from 'fp-ts/lib/Either.js'
 import { Client } from 'pg'
 import { Registry } from 'prom-client'
@@ -9,7 +8,8 @@ import { registerHorizonMetrics } from '../../../src/adapters/http/horizon-metri
 import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
 import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend, Position, ReadItem } from '../../../src/application/ports/event-store.ts'
-import { makeLogger, silentLogger } from '../../../src/logger.ts'
+import { silentLogger } from '../../../src/logger.ts'
+import { capturingLogger } from '../../support/log-lines.ts'
 import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
 
 /**
@@ -177,15 +177,9 @@ describe('what readers wait for', () => {
 
   it('a live subscriber held back by a stuck appender logs it with its pid and transaction id, the horizon age is a metric, and the events arrive once it ends', async () => {
     const from = await marker()
-    const lines: string[] = []
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString())
-        done()
-      },
-    })
+    const { log: warnings, lines } = capturingLogger()
     const pool = schema.pool(4)
-    const watched = makePostgresEventStore({ pool, log: makeLogger({ level: 'warn' }, sink) }, { schema: schema.schema, horizonWarnSeconds: 1 })
+    const watched = makePostgresEventStore({ pool, log: warnings }, { schema: schema.schema, horizonWarnSeconds: 1 })
     const seen: string[] = []
     const sub = watched.subscribeToAll({ from }, (item) => {
       seen.push(...ids([item]))
@@ -273,17 +267,11 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
 
   it('a subscriber on a schema made before read_live still gets every event in order (two round trips), and the migration adds it', async () => {
     const old = await freshEventStoreSchema('horizon_pre_live')
-    const lines: string[] = []
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString())
-        done()
-      },
-    })
+    const { log: warnings, lines } = capturingLogger()
     try {
       await old.db.raw(`drop function "${old.schema}".read_live(xid8, bigint, integer, text)`)
       await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name = '0005_read_live'`)
-      const before = makePostgresEventStore({ pool: old.pool(2), log: makeLogger({ level: 'warn' }, sink) }, { schema: old.schema })
+      const before = makePostgresEventStore({ pool: old.pool(2), log: warnings }, { schema: old.schema })
       const first = await before.append(`pre-${randomUUID()}`, [anEvent(1)], 'no_stream')()
       if (E.isLeft(first)) throw new Error('append')
       const sub = follow(before, first.right.position)

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
@@ -313,6 +314,70 @@ end
 $fn$;
 `
 
+// Announcements (0006): an append made in one statement of its own transaction may, instead of a bare
+// wake-up, notify its own events together with what a subscriber needs to deliver them without a read
+// (src/adapters/eventstore/announcements.ts says why that is safe): the transaction's id, a snapshot
+// taken after its insert (its xmax and the ids running then that are older than this one), and the
+// last event older than it visible then. The payload is signed with a key of this installation
+// (HMAC-SHA-256, written here as two SHA-256 over the key's inner and outer pads): any role that can
+// connect may NOTIFY on the channel, and only a payload carrying this key's signature is believed. The
+// key is readable by the event store's owner and the service role only, and the function, which reads
+// it, is not executable by others. A payload too large for NOTIFY (8000 bytes) goes out as a bare
+// wake-up: subscribers read those events as before.
+const createAnnounce = (s: string): string => `
+create table "${s}".announce_key (
+  only_row boolean primary key default true check (only_row),
+  key      bytea not null check (length(key) = 32),
+  ipad     bytea not null check (length(ipad) = 64),
+  opad     bytea not null check (length(opad) = 64)
+);
+revoke all on "${s}".announce_key from public;
+comment on table "${s}".announce_key is 'satang event log: the key that signs announcements (0006); generated per installation, never derived from configuration';
+
+create function "${s}".announce(p_channel text) returns boolean
+language plpgsql volatile as $fn$
+declare
+  v_tx xid8 := pg_current_xact_id();
+  v_snap pg_snapshot;
+  v_below json;
+  v_body text;
+  v_ipad bytea;
+  v_opad bytea;
+begin
+  -- A statement of its own: its snapshot is taken after this transaction's insert.
+  select pg_current_snapshot(),
+         (select json_build_array(e.tx_id::text, e.position::text) from "${s}".events e
+           where e.tx_id < v_tx order by e.tx_id desc, e.position desc limit 1)
+    into v_snap, v_below;
+  select json_build_object(
+           't', v_tx::text,
+           'x', pg_snapshot_xmax(v_snap)::text,
+           'r', coalesce((select json_agg(x::text) from pg_snapshot_xip(v_snap) x where x < v_tx), '[]'::json),
+           'm', v_below,
+           'e', coalesce((select json_agg(json_build_array(e.position::text, e.stream_name, e.stream_revision::text, e.event_id, e.type,
+                                                           e.schema_version, e.data, e.metadata, ((extract(epoch from e.recorded_at) * 1000)::bigint)::text)
+                                          order by e.position)
+                            from "${s}".events e where e.tx_id = v_tx), '[]'::json))::text
+    into v_body;
+  if octet_length(v_body) > 7900 then
+    v_body := json_build_object('t', v_tx::text)::text;
+  end if;
+  select k.ipad, k.opad into strict v_ipad, v_opad from "${s}".announce_key k;
+  perform pg_notify(p_channel, encode(sha256(v_opad || sha256(v_ipad || convert_to(v_body, 'UTF8'))), 'hex') || v_body);
+  return true;
+end
+$fn$;
+revoke all on function "${s}".announce(text) from public;
+`
+
+/** The announcement key of a new installation, and its HMAC pads (RFC 2104: the key zero-padded to 64 bytes). */
+const announceKey = (): { key: Buffer; ipad: Buffer; opad: Buffer } => {
+  const key = randomBytes(32)
+  const padded = Buffer.alloc(64)
+  key.copy(padded)
+  return { key, ipad: Buffer.from(padded.map((b) => b ^ 0x36)), opad: Buffer.from(padded.map((b) => b ^ 0x5c)) }
+}
+
 const migrations = (schema: string): ReadonlyArray<Migration> => [
   {
     name: '0001_events',
@@ -333,6 +398,7 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
   { name: '0003_anchors', up: async (db) => void (await db.raw(createAnchors(schema))) },
   { name: '0004_horizon', up: async (db) => void (await db.raw(createHorizon(schema))) },
   { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema))) },
+  { name: '0006_announce', up: async (db) => void (await db.raw(createAnnounce(schema))) },
 ]
 
 const AppliedMigrations = t.array(t.type({ name: t.string }))
@@ -390,6 +456,10 @@ export const migrateEventStore = (
           await trx.withSchema(schema).into('eventstore_migrations').insert({ name: m.name })
         }
         await assertTransactionIdsAhead(trx, schema)
+        // A new key when there is none: made by 0006, or deleted by an operator to rotate it
+        // (docs/operations.md "Event store operations").
+        const k = announceKey()
+        await trx.raw(`insert into "${schema}".announce_key (key, ipad, opad) select ?, ?, ? where not exists (select 1 from "${schema}".announce_key)`, [k.key, k.ipad, k.opad])
         // The service role reads and appends, nothing more (see src/platform/postgres/roles.ts).
         if (service !== undefined) await trx.raw(grantEventStoreToServiceSql(schema, service))
         return pending.map((m) => m.name)

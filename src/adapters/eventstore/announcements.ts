@@ -1,0 +1,100 @@
+/**
+ * Announcements: live delivery without a read after the notification.
+ *
+ * An append made in one statement of its own transaction may notify its own events (`announce`,
+ * migration 0006) instead of a bare wake-up. The payload is the HMAC-SHA-256 of its body (64 hex
+ * digits, with the installation's key, read from `<schema>.announce_key`), then the body, JSON:
+ *   t  the appending transaction's id X;
+ *   x  the xmax of a snapshot S taken after X's insert, in X;
+ *   r  the ids running at S that are older than X;
+ *   m  the (tx id, position) of the last event older than X visible at S, or null;
+ *   e  X's events, in position order, as rows (position, stream, revision, id, type, schema version,
+ *      data, metadata, recorded at in epoch ms).
+ * A body with only `t` is a bare wake-up (the events did not fit in a notification).
+ *
+ * When a subscriber may deliver X's events straight from the payload. It keeps `resolvedBelow`: every
+ * event of a transaction below it that will ever commit has been delivered (or lies at or before its
+ * starting position). A complete read below a horizon H sets it to H; delivering X's events from an
+ * announcement sets it to X + 1. X's events are next in the global order, (tx id, position), when:
+ *   - X ≥ resolvedBelow, and X's events are past the cursor;
+ *   - every id in r is below resolvedBelow, and so is every id in [x, X) (ids at or above a snapshot's
+ *     xmax are not in its list of running ids, yet may still be running);
+ *   - m is null or below resolvedBelow.
+ * Why nothing older than X can still be missing: take a transaction W < X with events, W ≥ resolvedBelow.
+ * W had its id before X, so at S it was either running (then it is in r or in [x, X), all below
+ * resolvedBelow: a contradiction) or ended; if it committed, its events are visible at S, so m ≥ W ≥
+ * resolvedBelow: a contradiction again. So X's events come right after everything delivered so far.
+ * Anything else (a transaction not known to have ended, a payload not signed by the key, a bare
+ * wake-up) falls back to a read below the horizon, as before: an announcement only ever saves a read.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+
+export type Announcement = {
+  readonly tx: bigint
+  readonly xmax: bigint
+  /** The largest id running at S that is older than X, or -1 when none was. */
+  readonly newestRunning: bigint
+  /** The transaction id of the last older event visible at S, or null. */
+  readonly lastOlderTx: bigint | null
+  /** X's events as rows in the shape of a read: [tx id, position, stream, revision, id, type, schema version, data, metadata, recorded ms]. */
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+}
+
+/** What the subscriber knows: every transaction below `resolvedBelow` is done with; its cursor's transaction and position. */
+export type FollowState = { readonly resolvedBelow: bigint; readonly cursorTx: bigint; readonly cursorPosition: bigint }
+
+export type Verdict = 'deliver' | 'stale' | 'wait'
+
+const MAC_HEX = 64
+const DIGITS = /^\d{1,20}$/
+
+const isDigits = (v: unknown): v is string => typeof v === 'string' && DIGITS.test(v)
+
+const isRow = (v: unknown): v is ReadonlyArray<unknown> =>
+  Array.isArray(v) && v.length === 9 && isDigits(v[0]) && typeof v[1] === 'string' && isDigits(v[2]) && typeof v[3] === 'string' && typeof v[4] === 'string' && isDigits(v[8])
+
+/**
+ * The announcement in a notification's payload, or undefined for anything else: an empty payload, a
+ * bare wake-up, a payload whose signature does not match `key`, or a body not of the shape above.
+ */
+export const readAnnouncement = (payload: string, key: Buffer): Announcement | undefined => {
+  if (payload.length <= MAC_HEX) return undefined
+  const body = payload.slice(MAC_HEX)
+  const expected = createHmac('sha256', key).update(body, 'utf8').digest()
+  const given = Buffer.from(payload.slice(0, MAC_HEX), 'hex')
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined
+  const b = parsed as { t?: unknown; x?: unknown; r?: unknown; m?: unknown; e?: unknown }
+  if (!isDigits(b.t) || !isDigits(b.x) || !Array.isArray(b.r) || !Array.isArray(b.e) || b.e.length === 0) return undefined
+  if (!b.r.every(isDigits)) return undefined
+  if (b.m !== null && !(Array.isArray(b.m) && b.m.length === 2 && isDigits(b.m[0]) && isDigits(b.m[1]))) return undefined
+  if (!b.e.every(isRow)) return undefined
+  const tx = b.t
+  let newestRunning = -1n
+  for (const r of b.r) {
+    const id = BigInt(r)
+    if (id > newestRunning) newestRunning = id
+  }
+  const lastOlder = b.m === null ? null : BigInt(b.m[0] as string)
+  return { tx: BigInt(tx), xmax: BigInt(b.x), newestRunning, lastOlderTx: lastOlder, rows: b.e.map((row: ReadonlyArray<unknown>) => [tx, ...row]) }
+}
+
+/** The last position among an announcement's rows. */
+export const lastPosition = (a: Announcement): bigint => BigInt(String(a.rows.at(-1)?.[1] ?? '0'))
+
+/** Whether the subscriber may deliver `a` now, has delivered its events already, or must wait (see the module comment). */
+export const verdictOf = (a: Announcement, s: FollowState): Verdict => {
+  if (a.tx < s.resolvedBelow) return 'stale'
+  if (a.tx < s.cursorTx || (a.tx === s.cursorTx && lastPosition(a) <= s.cursorPosition)) return 'stale'
+  if (a.tx === s.cursorTx) return 'wait'
+  if (a.newestRunning >= s.resolvedBelow) return 'wait'
+  if (a.xmax < a.tx && a.tx > s.resolvedBelow) return 'wait'
+  if (a.lastOlderTx !== null && a.lastOlderTx >= s.resolvedBelow) return 'wait'
+  return 'deliver'
+}

@@ -1,0 +1,393 @@
+import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/lib/Either.js'
+import { Client } from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makePostgresEventStore, type PostgresEventStoreConfig } from '../../../src/adapters/eventstore/postgres.ts'
+import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
+import type { EventStore, EventToAppend, Position, ReadItem } from '../../../src/application/ports/event-store.ts'
+import { silentLogger } from '../../../src/logger.ts'
+import { capturingLogger } from '../../support/log-lines.ts'
+import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
+
+/**
+ * Issue 24, live delivery near a bare NOTIFY: an append announces its events in its notification
+ * (migration 0006), and a subscriber in another process (here: a store on pools of its own, which
+ * hears only what PostgreSQL delivers on the channel) delivers them without reading, only when
+ * nothing older can still come, and only from payloads signed with the installation's key.
+ */
+
+const log = silentLogger()
+let schema: TestSchema
+let writer: EventStore
+
+beforeAll(async () => {
+  schema = await freshEventStoreSchema('announce')
+  // Looks for subscribers elsewhere at every append (a follower started by a test is seen at once).
+  writer = makePostgresEventStore({ pool: schema.pool(8), log }, { schema: schema.schema, listenerLookupMs: 0 })
+})
+afterAll(async () => {
+  await writer.close()
+  await schema.drop()
+})
+
+const anEvent = (n = 1, data: EventToAppend['data'] = { n }): EventToAppend => ({
+  eventId: randomUUID(),
+  type: 'ThingHappened',
+  schemaVersion: 1,
+  data,
+  metadata: { correlationId: 'c', causationId: 'c', recordedAt: '2026-01-01T00:00:00.000Z', source: 'test' },
+})
+
+const idOf = (i: ReadItem): string => (E.isRight(i) ? i.right.eventId : 'undecodable')
+
+const waitFor = async (what: string, ok: () => boolean, ms = 5_000): Promise<void> => {
+  const start = performance.now()
+  while (!ok()) {
+    if (performance.now() - start > ms) throw new Error(`${what}: not within ${String(ms)} ms`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+const append = async (s: EventStore, events: ReadonlyArray<EventToAppend>, stream = `s-${randomUUID()}`): Promise<Position> => {
+  const r = await s.append(stream, events, 'no_stream')()
+  if (E.isLeft(r)) throw new Error(`append: ${r.left._tag}`)
+  return r.right.position
+}
+
+/** A subscriber on a store of its own, counting the events each path delivered. */
+const follower = async (
+  s: TestSchema,
+  from: Position,
+  config: PostgresEventStoreConfig = {},
+): Promise<{ seen: string[]; items: ReadItem[]; positions: Position[]; counts: { announcement: number; read: number }; caughtUp: () => Promise<void>; stop: () => Promise<void> }> => {
+  const counts = { announcement: 0, read: 0 }
+  const store = makePostgresEventStore({ pool: s.pool(2), log }, { schema: s.schema, ...config, observeDelivery: (how, n) => void (counts[how] += n) })
+  const seen: string[] = []
+  const items: ReadItem[] = []
+  const positions: Position[] = []
+  const sub = store.subscribeToAll({ from }, (item) => {
+    seen.push(idOf(item))
+    items.push(item)
+    if (E.isRight(item)) positions.push(item.right.position)
+    return Promise.resolve()
+  })
+  // Caught up and listened to: its LISTEN connection is open, and two markers appended since have
+  // arrived (the writer looks for listeners at each append, in the background: the first marker's
+  // lookup has answered by the second).
+  const caughtUp = async (): Promise<void> => {
+    const start = performance.now()
+    const listening = async (): Promise<boolean> =>
+      (await s.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'satang-listen-%'`)).rows[0]?.n !== 0
+    while (!(await listening())) {
+      if (performance.now() - start > 5_000) throw new Error('the follower never listened')
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    for (let i = 0; i < 2; i++) {
+      const e = anEvent()
+      await append(writer, [e])
+      await waitFor('the marker at the subscriber', () => seen.includes(e.eventId))
+    }
+  }
+  return {
+    seen,
+    items,
+    positions,
+    counts,
+    caughtUp,
+    stop: async () => {
+      await sub.stop()
+      await store.close()
+    },
+  }
+}
+
+const head = async (): Promise<Position> => append(writer, [anEvent()])
+
+describe('announcements', () => {
+  it('appends one after another reach a subscriber elsewhere from their announcements, in order, with no read', async () => {
+    // Polls after activity come at 2, 4, 8 … ms: wait until the next one is far off, so that every
+    // event below can only arrive by its announcement (a poll could find one first).
+    const f = await follower(schema, await head(), { pollIntervalMs: 60_000 })
+    try {
+      await f.caughtUp()
+      await new Promise((r) => setTimeout(r, 600))
+      const before = { ...f.counts }
+      const written: string[] = []
+      for (let i = 0; i < 20; i++) {
+        const rich = { zeta: 'บาท 1,234.50', a: [1, 2.5, { y: null, b: true }], amountSatang: 123_450 + i, '': 'empty key' }
+        const batch = i % 4 === 0 ? [anEvent(i, rich), anEvent(i), anEvent(i, rich)] : [anEvent(i)]
+        await append(writer, batch)
+        written.push(...batch.map((e) => e.eventId))
+      }
+      await waitFor('the 20 appends', () => written.every((id) => f.seen.includes(id)))
+      await new Promise((r) => setTimeout(r, 50))
+      expect(f.seen.slice(-written.length)).toEqual(written)
+      expect({ announced: f.counts.announcement - before.announcement, read: f.counts.read - before.read }).toEqual({ announced: written.length, read: 0 })
+      expect(f.counts.read - before.read).toBe(0)
+      expect([...f.positions].sort()).toEqual(f.positions)
+      // What an announcement delivers is what a read returns, field for field.
+      const read = await writer.readAll({ from: f.positions.at(-written.length - 1), maxCount: 1_000 })()
+      if (E.isLeft(read)) throw new Error('readAll')
+      expect(read.right.map(idOf)).toEqual(written)
+      expect(f.items.slice(-written.length)).toEqual(read.right)
+    } finally {
+      await f.stop()
+    }
+  })
+
+  it('an announcement waits for an older append still in flight, then comes after it; a rolled back one holds nothing', async () => {
+    const f = await follower(schema, await head())
+    const older = new Client({ connectionString: schema.url })
+    await older.connect()
+    try {
+      await f.caughtUp()
+      // Begins a transaction on `older` and inserts one event in it, by hand (no announcement).
+      const insertInOpenTransaction = async (eventId: string): Promise<void> => {
+        await older.query('begin')
+        await older.query(
+          `insert into "${schema.schema}".events (stream_name, stream_revision, event_id, type, schema_version, data, metadata) values ($1, 0, $2, 'ThingHappened', 1, '{"n":1}', $3)`,
+          [`older-${randomUUID()}`, eventId, JSON.stringify(anEvent().metadata)],
+        )
+      }
+      // An appender with the older transaction id: it inserts first, commits last.
+      const first = anEvent(1)
+      await insertInOpenTransaction(first.eventId)
+      const second = anEvent(2)
+      await append(writer, [second])
+      await new Promise((r) => setTimeout(r, 300))
+      expect(f.seen).not.toContain(second.eventId)
+      await older.query('commit')
+      await waitFor('both events', () => f.seen.includes(second.eventId))
+      expect(f.seen.slice(-2)).toEqual([first.eventId, second.eventId])
+
+      // Rolled back: the later append is delivered all the same, and the lost one never.
+      const lost = randomUUID()
+      await insertInOpenTransaction(lost)
+      const third = anEvent(3)
+      await append(writer, [third])
+      await older.query('rollback')
+      await waitFor('the append after the rolled back one', () => f.seen.includes(third.eventId))
+      expect(f.seen).not.toContain(lost)
+    } finally {
+      await older.end()
+      await f.stop()
+    }
+  })
+
+  it('a payload not signed with the installation key is not believed: forged events never reach the subscriber, real ones still do', async () => {
+    const f = await follower(schema, await head())
+    const forger = new Client({ connectionString: schema.url })
+    await forger.connect()
+    try {
+      await f.caughtUp()
+      const forged = randomUUID()
+      const tx = (await forger.query<{ tx: string }>('select (pg_current_xact_id()::text::bigint + 1000)::text as tx')).rows[0]?.tx ?? '0'
+      const body = JSON.stringify({
+        t: tx,
+        x: tx,
+        r: [],
+        m: null,
+        e: [['999999', `forged-${randomUUID()}`, '0', forged, 'ThingHappened', 1, { n: 1 }, anEvent().metadata, '1767225600000']],
+      })
+      await forger.query('select pg_notify($1, $2)', [`${schema.schema}_events`, 'ab'.repeat(32) + body])
+      const real = anEvent(4)
+      await append(writer, [real])
+      await waitFor('the real append', () => f.seen.includes(real.eventId))
+      await new Promise((r) => setTimeout(r, 100))
+      expect(f.seen).not.toContain(forged)
+      const key = await forger.query<{ n: number }>(`select count(*)::int as n from "${schema.schema}".announce_key`)
+      expect(key.rows[0]?.n).toBe(1)
+    } finally {
+      await forger.end()
+      await f.stop()
+    }
+  })
+
+  it('the key is made per installation: two schemas migrated alike get different keys, PUBLIC may neither read it nor call announce(), and deleting it then migrating rotates it', async () => {
+    const other = await freshEventStoreSchema('announce_other')
+    try {
+      const keys = await other.db.raw<{ rows: Array<{ k: string }> }>(
+        `select encode(key, 'hex') as k from "${schema.schema}".announce_key union all select encode(key, 'hex') from "${other.schema}".announce_key`,
+      )
+      expect(keys.rows).toHaveLength(2)
+      expect(keys.rows[0]?.k).not.toBe(keys.rows[1]?.k)
+      const grants = await other.db.raw<{ rows: Array<{ t: boolean; f: boolean }> }>(
+        `select has_table_privilege('public', ?, 'select') as t, has_function_privilege('public', ?, 'execute') as f`,
+        [`"${other.schema}".announce_key`, `"${other.schema}".announce(text)`],
+      )
+      expect(grants.rows[0]).toEqual({ t: false, f: false })
+      // Rotation: delete it, migrate again; a migration with a key in place keeps it.
+      const keyOf = async (): Promise<string | undefined> => (await other.db.raw<{ rows: Array<{ k: string }> }>(`select encode(key, 'hex') as k from "${other.schema}".announce_key`)).rows[0]?.k
+      const first = await keyOf()
+      expect(E.isRight(await migrateEventStore({ db: other.db, log }, { schema: other.schema })())).toBe(true)
+      expect(await keyOf()).toBe(first)
+      await other.db.raw(`delete from "${other.schema}".announce_key`)
+      expect(E.isRight(await migrateEventStore({ db: other.db, log }, { schema: other.schema })())).toBe(true)
+      const second = await keyOf()
+      expect(second).toMatch(/^[0-9a-f]{64}$/)
+      expect(second).not.toBe(first)
+    } finally {
+      await other.drop()
+    }
+  })
+
+  it('events too large for a notification go out as a bare wake-up and are read', async () => {
+    const f = await follower(schema, await head())
+    try {
+      await f.caughtUp()
+      const before = { ...f.counts }
+      const big = anEvent(5, { blob: 'x'.repeat(9_000) })
+      await append(writer, [big])
+      await waitFor('the large event', () => f.seen.includes(big.eventId))
+      expect(f.counts.read - before.read).toBe(1)
+      expect(f.counts.announcement - before.announcement).toBe(0)
+    } finally {
+      await f.stop()
+    }
+  })
+
+  it('announces only while a subscriber of this schema listens elsewhere: with none, appends send bare wake-ups; once one listens, announcements again', async () => {
+    const lone = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema })
+    const raw = new Client({ connectionString: schema.url })
+    await raw.connect()
+    const payloads: string[] = []
+    raw.on('notification', (n) => {
+      if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
+    })
+    await raw.query(`listen "${schema.schema}_events"`)
+    const satangListeners = async (): Promise<number> =>
+      (await raw.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'satang-listen-%'`)).rows[0]?.n ?? -1
+    let f: Awaited<ReturnType<typeof follower>> | undefined
+    try {
+      // The followers of earlier tests have closed; wait until their backends are gone.
+      const start = performance.now()
+      while ((await satangListeners()) > 0 && performance.now() - start < 5_000) await new Promise((r) => setTimeout(r, 20))
+      expect(await satangListeners()).toBe(0)
+      await append(lone, [anEvent()]) // assumed listened to; starts the lookup
+      await new Promise((r) => setTimeout(r, 100))
+      payloads.length = 0
+      for (let i = 0; i < 3; i++) await append(lone, [anEvent(i)])
+      await waitFor('the wake-ups', () => payloads.length >= 1)
+      await new Promise((r) => setTimeout(r, 50))
+      expect(payloads.filter((p) => p.length > 0)).toEqual([])
+
+      f = await follower(schema, await head())
+      const since = performance.now()
+      while ((await satangListeners()) === 0 && performance.now() - since < 5_000) await new Promise((r) => setTimeout(r, 10))
+      expect(await satangListeners()).toBe(1)
+      await new Promise((r) => setTimeout(r, 1_050))
+      await append(lone, [anEvent()]) // a second has passed: looks again
+      await new Promise((r) => setTimeout(r, 100))
+      payloads.length = 0
+      const e = anEvent(7)
+      await append(lone, [e])
+      await waitFor('an announcement', () => payloads.some((p) => p.length > 64 && p.includes(e.eventId)))
+      await waitFor('the event at the follower', () => f?.seen.includes(e.eventId) === true)
+    } finally {
+      await f?.stop()
+      await raw.end()
+      await lone.close()
+    }
+  })
+
+  it('with more than four appends of one store running, the others send coalesced bare wake-ups; the subscriber gets every event once, in order', async () => {
+    // Sixteen connections open and idle: sixteen appends all have one before the first commits.
+    const busyPool = schema.pool(16)
+    await Promise.all(Array.from({ length: 16 }, () => busyPool.query('select pg_sleep(0.05)')))
+    const busy = makePostgresEventStore({ pool: busyPool, log }, { schema: schema.schema, listenerLookupMs: 0 })
+    const f = await follower(schema, await head())
+    const listener = new Client({ connectionString: schema.url })
+    await listener.connect()
+    const payloads: string[] = []
+    listener.on('notification', (n) => {
+      if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
+    })
+    await listener.query(`listen "${schema.schema}_events"`)
+    try {
+      await f.caughtUp()
+      await append(busy, [anEvent()]) // its lookup finds the follower
+      await new Promise((r) => setTimeout(r, 50))
+      payloads.length = 0
+      const events = Array.from({ length: 16 }, (_, i) => anEvent(i))
+      const positions = await Promise.all(events.map((e) => append(busy, [e])))
+      await waitFor('the 16 events', () => events.every((e) => f.seen.includes(e.eventId)))
+      await new Promise((r) => setTimeout(r, 100))
+      const announced = payloads.filter((p) => p.length > 64 && p.slice(64).includes('"e"'))
+      expect(announced).toHaveLength(4)
+      expect(payloads.length).toBeLessThan(16)
+      const order = [...positions].sort()
+      const mine = new Set(events.map((e) => e.eventId))
+      const delivered = f.seen.filter((id) => mine.has(id))
+      expect(delivered).toHaveLength(16)
+      expect(new Set(delivered).size).toBe(16)
+      const byPosition = new Map(events.map((e, i) => [positions[i], e.eventId]))
+      expect(delivered).toEqual(order.map((p) => byPosition.get(p)))
+    } finally {
+      await listener.end()
+      await f.stop()
+      await busy.close()
+    }
+  })
+})
+
+describe('a schema made before announcements (migration 0006)', () => {
+  it('appends send bare wake-ups and subscribers read, every event in order; the migration adds the key and the function', async () => {
+    const old = await freshEventStoreSchema('announce_pre')
+    const { log: warnings, lines } = capturingLogger()
+    try {
+      await old.db.raw(`drop function "${old.schema}".announce(text); drop table "${old.schema}".announce_key`)
+      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name = '0006_announce'`)
+      const oldWriter = makePostgresEventStore({ pool: old.pool(2), log: warnings }, { schema: old.schema })
+      const start = await append(oldWriter, [anEvent()])
+      const counts = { announcement: 0, read: 0 }
+      const reader = makePostgresEventStore({ pool: old.pool(2), log: warnings }, { schema: old.schema, observeDelivery: (how, n) => void (counts[how] += n) })
+      const seen: string[] = []
+      const sub = reader.subscribeToAll({ from: start }, (item) => {
+        seen.push(idOf(item))
+        return Promise.resolve()
+      })
+      const written: string[] = []
+      try {
+        for (let i = 0; i < 3; i++) {
+          const e = anEvent(i)
+          await append(oldWriter, [e])
+          written.push(e.eventId)
+        }
+        await waitFor('three events at the subscriber', () => seen.length === 3)
+        expect(seen).toEqual(written)
+        expect(counts).toEqual({ announcement: 0, read: 3 })
+        expect(lines.some((l) => l.includes('predates announcements'))).toBe(true)
+        expect(lines.some((l) => l.includes('cannot read the announcement key'))).toBe(true)
+      } finally {
+        await sub.stop()
+        await reader.close()
+        await oldWriter.close()
+      }
+      expect(E.isRight(await migrateEventStore({ db: old.db, log }, { schema: old.schema })())).toBe(true)
+      const made = await old.db.raw<{ rows: Array<{ keys: number; fns: number }> }>(
+        `select (select count(*)::int from "${old.schema}".announce_key) as keys,
+                (select count(*)::int from pg_proc p join pg_namespace s on s.oid = p.pronamespace where s.nspname = ? and p.proname = 'announce') as fns`,
+        [old.schema],
+      )
+      expect(made.rows[0]).toEqual({ keys: 1, fns: 1 })
+      // After the migration, a new store announces.
+      const after = makePostgresEventStore({ pool: old.pool(2), log }, { schema: old.schema })
+      try {
+        const f = await follower(old, await append(after, [anEvent()]))
+        try {
+          const e = anEvent(9)
+          const w = makePostgresEventStore({ pool: old.pool(2), log }, { schema: old.schema })
+          await append(w, [e])
+          await waitFor('the event after the migration', () => f.seen.includes(e.eventId))
+          await w.close()
+        } finally {
+          await f.stop()
+        }
+      } finally {
+        await after.close()
+      }
+    } finally {
+      await old.drop()
+    }
+  })
+})

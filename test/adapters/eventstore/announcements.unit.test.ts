@@ -1,0 +1,127 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { lastPosition, readAnnouncement, verdictOf, type Announcement, type FollowState } from '../../../src/adapters/eventstore/announcements.ts'
+
+/**
+ * Issue 24, live delivery: what a subscriber believes of a notification's payload, and when it may
+ * deliver an announced transaction's events without reading (the rules in announcements.ts).
+ */
+
+const key = randomBytes(32)
+const sign = (body: string, k: Buffer = key): string => createHmac('sha256', k).update(body, 'utf8').digest('hex') + body
+
+const row = (position: string, stream = 's-1'): unknown[] => [
+  position,
+  stream,
+  '0',
+  '7b0a3a52-39f1-4b1e-9a39-3c8f0f9a0001',
+  'ThingHappened',
+  1,
+  { n: 1, text: 'บาท' },
+  { correlationId: 'c' },
+  '1767225600000',
+]
+
+const body = (over: Record<string, unknown> = {}): string => JSON.stringify({ t: '100', x: '101', r: [], m: ['90', '12'], e: [row('13'), row('15', 's-2')], ...over })
+
+describe('readAnnouncement', () => {
+  it('reads a payload signed with the key: the transaction, the snapshot, the last older event, and the rows in the shape of a read', () => {
+    const a = readAnnouncement(sign(body({ r: ['95', '97'] })), key)
+    expect(a).toEqual({
+      tx: 100n,
+      xmax: 101n,
+      newestRunning: 97n,
+      lastOlderTx: 90n,
+      rows: [
+        ['100', ...row('13')],
+        ['100', ...row('15', 's-2')],
+      ],
+    })
+    expect(a === undefined ? undefined : lastPosition(a)).toBe(15n)
+  })
+
+  it('with nothing running and no older event: newestRunning -1, lastOlderTx null', () => {
+    const a = readAnnouncement(sign(body({ r: [], m: null })), key)
+    expect(a?.newestRunning).toBe(-1n)
+    expect(a?.lastOlderTx).toBeNull()
+  })
+
+  it('believes nothing not signed by this key: another key, a changed body, a changed signature, a bare body, an empty payload', () => {
+    const good = sign(body())
+    expect(readAnnouncement(good, key)).toBeDefined()
+    expect(readAnnouncement(sign(body(), randomBytes(32)), key)).toBeUndefined()
+    expect(readAnnouncement(good.replace('"t":"100"', '"t":"101"'), key)).toBeUndefined()
+    const flipped = (good[0] === 'a' ? 'b' : 'a') + good.slice(1)
+    expect(readAnnouncement(flipped, key)).toBeUndefined()
+    expect(readAnnouncement(body(), key)).toBeUndefined()
+    expect(readAnnouncement('', key)).toBeUndefined()
+    expect(readAnnouncement('zz'.repeat(32) + body(), key)).toBeUndefined()
+  })
+
+  it('a signed bare wake-up (only the transaction: the events did not fit) is not an announcement', () => {
+    expect(readAnnouncement(sign(JSON.stringify({ t: '100' })), key)).toBeUndefined()
+  })
+
+  it('refuses signed bodies of the wrong shape rather than delivering from them', () => {
+    const bad: ReadonlyArray<Record<string, unknown>> = [
+      { t: 100 },
+      { t: '-1' },
+      { x: 'a' },
+      { r: ['1', 2] },
+      { r: 'none' },
+      { m: ['90'] },
+      { m: [90, 12] },
+      { e: [] },
+      { e: [row('13').slice(1)] },
+      { e: [[...row('13').slice(0, 8), 'yesterday']] },
+      { e: [['13', null, ...row('13').slice(2)]] },
+      { t: '1'.repeat(21) },
+    ]
+    for (const over of bad) expect(readAnnouncement(sign(body(over)), key), JSON.stringify(over)).toBeUndefined()
+    expect(readAnnouncement(sign('[1,2]'), key)).toBeUndefined()
+    expect(readAnnouncement(sign('null'), key)).toBeUndefined()
+    expect(readAnnouncement(sign('{"t":'), key)).toBeUndefined()
+  })
+})
+
+describe('verdictOf', () => {
+  const a = (over: Partial<Announcement> = {}): Announcement => ({ tx: 100n, xmax: 101n, newestRunning: -1n, lastOlderTx: 90n, rows: [['100', '13'], ['100', '15']], ...over })
+  const s = (over: Partial<FollowState> = {}): FollowState => ({ resolvedBelow: 95n, cursorTx: 90n, cursorPosition: 12n, ...over })
+
+  it('delivers when nothing older can still come: nothing running below it, the snapshot past it, the last older event delivered', () => {
+    expect(verdictOf(a(), s())).toBe('deliver')
+    expect(verdictOf(a({ lastOlderTx: null }), s())).toBe('deliver')
+    expect(verdictOf(a({ newestRunning: 94n }), s())).toBe('deliver')
+  })
+
+  it('waits for a transaction running at the snapshot that is not known to have ended', () => {
+    expect(verdictOf(a({ newestRunning: 95n }), s())).toBe('wait')
+    expect(verdictOf(a({ newestRunning: 99n }), s())).toBe('wait')
+  })
+
+  it('waits while ids between the snapshot xmax and the transaction may still run, unless they are all below resolvedBelow', () => {
+    expect(verdictOf(a({ xmax: 99n }), s())).toBe('wait')
+    expect(verdictOf(a({ xmax: 100n }), s())).toBe('deliver')
+    expect(verdictOf(a({ xmax: 99n }), s({ resolvedBelow: 100n }))).toBe('deliver')
+  })
+
+  it('waits when an older event visible at the snapshot is not delivered yet', () => {
+    expect(verdictOf(a({ lastOlderTx: 95n }), s())).toBe('wait')
+    expect(verdictOf(a({ lastOlderTx: 94n }), s())).toBe('deliver')
+  })
+
+  it('drops what was delivered already: below resolvedBelow, or at or before the cursor', () => {
+    expect(verdictOf(a({ tx: 94n }), s())).toBe('stale')
+    expect(verdictOf(a(), s({ resolvedBelow: 101n, cursorTx: 100n, cursorPosition: 15n }))).toBe('stale')
+    expect(verdictOf(a({ tx: 96n }), s({ cursorTx: 97n }))).toBe('stale')
+    expect(verdictOf(a(), s({ cursorTx: 100n, cursorPosition: 15n }))).toBe('stale')
+  })
+
+  it('waits when a read delivered part of the transaction (a page ended inside it)', () => {
+    expect(verdictOf(a(), s({ cursorTx: 100n, cursorPosition: 13n }))).toBe('wait')
+  })
+
+  it('the transaction right at resolvedBelow is deliverable', () => {
+    expect(verdictOf(a({ tx: 95n, xmax: 90n, lastOlderTx: 94n }), s())).toBe('deliver')
+  })
+})
