@@ -50,7 +50,10 @@ const alternate = async (ctx: BenchContext, what: ReadonlyArray<string>, run: (i
 type LivePaths = Readonly<Record<string, { events: number; p50: number; p99: number }>>
 type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number; paths: LivePaths }
 
-const live = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare', label: string): Promise<Live> => {
+/** One live run: each acknowledged event's latency (and the path that delivered it), and the events missed and delivered twice. */
+type LiveRun = { latencies: Array<[number, string]>; missed: number; duplicated: number; events: number }
+
+const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare', label: string): Promise<LiveRun> => {
   const sub = startNode([supportScript('store-load.ts'), 'live-sub', db.url, impl], process.env)
   try {
     await sub.waitFor(/^ready$/m, 60_000)
@@ -70,32 +73,52 @@ const live = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare
       delivered.set(id, [...(delivered.get(id) ?? []), at])
       if (!how.has(id)) how.set(id, path)
     }
-    const latencies: number[] = []
-    // satang's: latencies by the path that delivered the event (an announcement, or a read).
-    const byPath = new Map<string, number[]>()
+    const latencies: Array<[number, string]> = []
     let missed = 0
     for (const [id, , ackAt] of written.acked) {
       const at = delivered.get(id)?.[0]
       if (at === undefined) missed += 1
-      else {
-        const latency = Math.max(0, at - ackAt)
-        latencies.push(latency)
-        const path = how.get(id) ?? '?'
-        byPath.set(path, [...(byPath.get(path) ?? []), latency])
-      }
+      else latencies.push([Math.max(0, at - ackAt), how.get(id) ?? '?'])
     }
-    latencies.sort((a, b) => a - b)
     const duplicated = [...delivered.entries()].filter(([id, ats]) => ids.has(id) && ats.length > 1).length
-    const paths = Object.fromEntries(
-      [...byPath.entries()].map(([path, l]) => {
-        l.sort((a, b) => a - b)
-        return [path === 'a' ? 'announcement' : path === 'r' ? 'read' : path === 'n' ? 'notification' : 'unknown', { events: l.length, p50: round(percentile(l, 50), 2), p99: round(percentile(l, 99), 2) }]
-      }),
-    )
-    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed, duplicated, events: written.acked.length, paths }
+    return { latencies, missed, duplicated, events: written.acked.length }
   } finally {
     await sub.stop()
   }
+}
+
+const PATH_NAMES: Readonly<Record<string, string>> = { a: 'announcement', r: 'read', n: 'notification' }
+
+/**
+ * Live delivery, `rounds` runs of each, bare and satang alternating (the bare listener's p99 moves by
+ * 2-5x between runs on a shared machine); percentiles over every event of every run of each.
+ */
+const live = async (ctx: BenchContext, db: BenchDatabase, label: string): Promise<{ bare: Live; satang: Live }> => {
+  const runs = { bare: [] as LiveRun[], satang: [] as LiveRun[] }
+  for (let r = 0; r < ctx.sizes.rounds; r++) {
+    for (const impl of ['bare', 'satang'] as const) {
+      const run = await liveRun(ctx, db, impl, `${label}l${impl === 'bare' ? 'b' : 's'}${String(r)}`)
+      const p99 = percentile(run.latencies.map(([l]) => l).sort((a, b) => a - b), 99)
+      ctx.progress(`  live delivery, round ${String(r + 1)}, ${impl}: p99 ${String(round(p99, 2))} ms (${String(run.events)} events, missed ${String(run.missed)})`)
+      runs[impl].push(run)
+    }
+  }
+  const summary = (xs: ReadonlyArray<LiveRun>): Live => {
+    const all = xs.flatMap((x) => x.latencies)
+    const latencies = all.map(([l]) => l).sort((a, b) => a - b)
+    // satang's: latencies by the path that delivered the event (an announcement, or a read).
+    const byPath = new Map<string, number[]>()
+    for (const [l, path] of all) byPath.set(path, [...(byPath.get(path) ?? []), l])
+    const paths = Object.fromEntries(
+      [...byPath.entries()].map(([path, l]) => {
+        l.sort((a, b) => a - b)
+        return [PATH_NAMES[path] ?? 'unknown', { events: l.length, p50: round(percentile(l, 50), 2), p99: round(percentile(l, 99), 2) }]
+      }),
+    )
+    const sum = (f: (x: LiveRun) => number): number => xs.reduce((a, x) => a + f(x), 0)
+    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed: sum((x) => x.missed), duplicated: sum((x) => x.duplicated), events: sum((x) => x.events), paths }
+  }
+  return { bare: summary(runs.bare), satang: summary(runs.satang) }
 }
 
 export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events: number, label: string): Promise<StoreFigures> => {
@@ -107,9 +130,8 @@ export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events:
   // The first bare read is a warm-up: both then read from a warm buffer cache.
   const [readAll] = await alternate(ctx, ['read-all catch-up'], async (impl, r) => (await runJson<{ results: Rate[] }>('store-load.ts', ['read', db.url, impl, impl === 'bare' && r === 0 ? '2' : '1'])).results.slice(-1))
   if (append1 === undefined || append8 === undefined || batch8 === undefined || readAll === undefined) throw new Error('a store figure is missing')
-  const liveBare = await live(ctx, db, 'bare', `${label}lb`)
-  const liveSatang = await live(ctx, db, 'satang', `${label}ls`)
-  ctx.progress(`  live delivery p99: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)
+  const { bare: liveBare, satang: liveSatang } = await live(ctx, db, label)
+  ctx.progress(`  live delivery p99 over ${String(ctx.sizes.rounds)} rounds: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)
   for (const [path, p] of Object.entries(liveSatang.paths)) ctx.progress(`    satang, delivered from ${path === 'read' ? 'a read' : path === 'announcement' ? 'an announcement' : path}: ${String(p.events)} events, p50 ${String(p.p50)} ms, p99 ${String(p.p99)} ms`)
   const pair = (f: (l: Live) => number): Pair => ({ satang: f(liveSatang), bare: f(liveBare) })
   return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events), livePaths: liveSatang.paths }

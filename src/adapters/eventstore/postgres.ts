@@ -116,6 +116,8 @@ const MAX_RACE_ATTEMPTS = 1_000
 const ANNOUNCE_CONCURRENCY = 4
 /** Announcements a subscriber holds while they wait for a read; beyond, a notification only calls for a read. */
 const MAX_ANNOUNCED = 256
+/** How long an announcement that must wait (an older append in flight) waits for that append's own announcement before a read. */
+const ANNOUNCED_WAIT_MS = 3
 /** The application_name of a store's LISTEN connection, then the schema's tag: appenders look for it to know whether anyone listens. */
 const LISTENER_NAME = 'satang-listen-'
 
@@ -735,6 +737,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let cursor = start.right
       // Every transaction below this has ended and its events past the start are delivered (announcements.ts).
       let resolvedBelow = 0n
+      // When a read is due for announcements that wait (ANNOUNCED_WAIT_MS after the first of them).
+      let readAt: number | undefined
       announceKey ??= await announcementKey()
       const unregister = wakeups.register(wake)
       const prefix = options.streamNamePrefix
@@ -750,7 +754,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
       /**
        * Delivers the announcements that are next in the global order, drops those delivered already; one
-       * that must wait calls for a read the first time it is examined (as a bare wake-up would).
+       * that must wait calls for a read ANNOUNCED_WAIT_MS after it is first examined, unless what it
+       * waits for has been announced and delivered by then.
        */
       const deliverAnnounced = async (): Promise<E.Either<SubscriptionError, void>> => {
         announced.sort((x, y) => (x.a.tx < y.a.tx ? -1 : x.a.tx > y.a.tx ? 1 : 0))
@@ -759,7 +764,9 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           if (entry === undefined) break
           const verdict = verdictOf(entry.a, { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) })
           if (verdict === 'wait') {
-            if (!entry.examined) woken = true
+            // Most often an older append still committing, whose own announcement will settle it:
+            // a read now would find it unfinished and hold up that announcement's delivery.
+            if (!entry.examined) readAt ??= performance.now() + ANNOUNCED_WAIT_MS
             entry.examined = true
             i++
             continue
@@ -783,6 +790,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           // Later announcements may have become deliverable: look from the start again.
           i = 0
         }
+        if (announced.length === 0) readAt = undefined
         return E.right(undefined)
       }
 
@@ -794,7 +802,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             const r = await deliverAnnounced()
             if (E.isLeft(r) || woken) return r
           }
-          const left = until - performance.now()
+          const left = Math.min(until, readAt ?? until) - performance.now()
           if (left <= 0) break
           await pause(left)
         }
@@ -808,6 +816,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             if (E.isLeft(r)) return r
           }
           woken = false
+          readAt = undefined
           let page: Page
           let beyond = false
           let complete = false
