@@ -87,6 +87,12 @@ export type PostgresEventStoreConfig = {
    * subscriber elsewhere gets announcements within about a second, bare wake-ups until then.
    */
   readonly listenerLookupMs?: number
+  /**
+   * Above how many appends of this store running at once, and above which rate of its appends
+   * (per second, over windows of 100 ms), appends send bare wake-ups rather than announce. Defaults
+   * 4 and 1,000 (docs/architecture.md "Live following").
+   */
+  readonly announceLimits?: { readonly running?: number; readonly perSecond?: number }
   /** Told of every batch a subscriber delivers, and how: from an announcement (no read) or from a read. */
   readonly observeDelivery?: (how: 'announcement' | 'read', events: number) => void
 }
@@ -114,6 +120,12 @@ const MAX_RACE_ATTEMPTS = 1_000
  * queue on PostgreSQL's notify lock (docs/architecture.md "Live following").
  */
 const ANNOUNCE_CONCURRENCY = 4
+/**
+ * ... unless the store's appends committed at fewer than this many per second over the last window:
+ * commits that rare hardly meet on the notify lock, however many are running at once.
+ */
+const ANNOUNCE_MAX_RATE = 1_000
+const ANNOUNCE_RATE_WINDOW_MS = 100
 /** Announcements a subscriber holds while they wait for a read; beyond, a notification only calls for a read. */
 const MAX_ANNOUNCED = 256
 /** How long an announcement that must wait (an older append in flight) waits for that append's own announcement before a read. */
@@ -258,6 +270,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const horizonWarnMs = (config.horizonWarnSeconds ?? 10) * 1000
   const observeDelivery = config.observeDelivery
   const listenerLookupMs = config.listenerLookupMs ?? 1_000
+  const announceRunning = config.announceLimits?.running ?? ANNOUNCE_CONCURRENCY
+  const announcePerSecond = config.announceLimits?.perSecond ?? ANNOUNCE_MAX_RATE
   let lastHorizonWarning = Number.NEGATIVE_INFINITY
 
   /** Names the appenders that hold the horizon back, rate-limited across this store's subscribers. */
@@ -392,6 +406,25 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
    * a connection (a pool opening its connections at start) do not commit, so do not queue on the lock.
    */
   let appendsRunning = 0
+  // Appends of this store that committed in the last whole window of ANNOUNCE_RATE_WINDOW_MS, per second.
+  let appendRate = 0
+  let rateWindowStart = performance.now()
+  let rateWindowCount = 0
+  const countAppend = (): void => {
+    const now = performance.now()
+    const elapsed = now - rateWindowStart
+    if (elapsed >= ANNOUNCE_RATE_WINDOW_MS) {
+      appendRate = (rateWindowCount * 1000) / elapsed
+      rateWindowStart = now
+      rateWindowCount = 0
+    }
+    rateWindowCount += 1
+  }
+  /** The rate of the last whole window, or of the current one once it is as long (after a quiet spell, low at once). */
+  const currentAppendRate = (): number => {
+    const elapsed = performance.now() - rateWindowStart
+    return elapsed >= ANNOUNCE_RATE_WINDOW_MS ? (rateWindowCount * 1000) / elapsed : appendRate
+  }
 
   // Announcing costs each append about 0.1 ms in PostgreSQL (docs/architecture.md "Live following"):
   // only worth it while a subscriber elsewhere listens. Looked up at most once a second, in the
@@ -420,9 +453,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const noticeOf = (expected: ExpectedRevision): 0 | 1 | 2 => {
     if (!notifiesInStatement(expected)) return 0
     // Every notifying commit takes PostgreSQL's notify lock until it is durable, so commits that notify
-    // do not share a disk flush: announcing while many appends run would cut their throughput
-    // (docs/architecture.md "Live following"); then one bare wake-up per interval covers them all.
-    if (announcing && appendsRunning <= ANNOUNCE_CONCURRENCY && subscribersElsewhere()) return 2
+    // do not share a disk flush: announcing while many appends run at a high rate would cut their
+    // throughput (docs/architecture.md "Live following"); then one bare wake-up per interval covers
+    // them all. Many running at a low rate (a pause of the disk piled them up) still announce.
+    const few = appendsRunning <= announceRunning || currentAppendRate() < announcePerSecond
+    if (announcing && few && subscribersElsewhere()) return 2
     return wakeups.claim() ? 1 : 0
   }
 
@@ -526,7 +561,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             for (let attempt = 1; ; attempt++) {
               const outcome = await attemptAppend(stream, events, expected, notice)
               if (E.isRight(outcome)) {
-                if (E.isRight(outcome.right)) wakeups.appended(notice.value !== 0 && !outcome.right.right.alreadyStored)
+                if (E.isRight(outcome.right)) {
+                  countAppend()
+                  wakeups.appended(notice.value !== 0 && !outcome.right.right.alreadyStored)
+                }
                 return outcome.right
               }
               // `any` never fails because of contention: the loser of a race tries again once the
