@@ -130,6 +130,8 @@ const ANNOUNCE_RATE_WINDOW_MS = 100
 const MAX_ANNOUNCED = 256
 /** How long an announcement that must wait (an older append in flight) waits for that append's own announcement before a read. */
 const ANNOUNCED_WAIT_MS = 3
+/** How often a store without the announcement key tries to read it again while announcements arrive. */
+const KEY_RETRY_MS = 30_000
 /** The application_name of a store's LISTEN connection, then the schema's tag: appenders look for it to know whether anyone listens. */
 const LISTENER_NAME = 'satang-listen-'
 
@@ -720,28 +722,45 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   }
 
   /**
-   * The installation's announcement key (migration 0006), read once; undefined when the schema predates
-   * it or this role may not read it: subscribers then read after every notification.
+   * The installation's announcement key (migration 0006); undefined when the schema predates it, this
+   * role may not read it, or the database could not be reached: subscribers then read after every
+   * notification, and the key is read again (at most every KEY_RETRY_MS) while announcements arrive.
    */
   let announceKeyRead: Promise<Buffer | undefined> | undefined
+  let keyWarned = false
   const announcementKey = (): Promise<Buffer | undefined> => {
     announceKeyRead ??= (async () => {
       try {
         const key = (await query({ ...sql.announceKey, rowMode: 'array' }))[0]?.[0]
         return Buffer.isBuffer(key) && key.length === 32 ? key : undefined
       } catch (err) {
-        log.warn({ err }, 'cannot read the announcement key (migration 0006 not run, or no access): subscribers read after every notification')
+        const text = 'cannot read the announcement key (migration 0006 not run, no access, or the database is away): subscribers read after every notification'
+        if (keyWarned) log.debug({ err }, text)
+        else log.warn({ err }, text)
+        keyWarned = true
         return undefined
       }
     })()
     return announceKeyRead
   }
   let announceKey: Buffer | undefined
+  let keyRetryAt = Number.NEGATIVE_INFINITY
   // Every subscriber of this store hears the same notification: its payload is checked once.
   let lastPayload: string | undefined
   let lastAnnouncement: Announcement | undefined
   const announcementIn = (payload: string): Announcement | undefined => {
-    if (announceKey === undefined || payload === '') return undefined
+    if (payload === '') return undefined
+    if (announceKey === undefined) {
+      const now = performance.now()
+      if (now >= keyRetryAt) {
+        keyRetryAt = now + KEY_RETRY_MS
+        announceKeyRead = undefined
+        void announcementKey().then((key) => {
+          announceKey ??= key
+        })
+      }
+      return undefined
+    }
     if (payload !== lastPayload) {
       lastPayload = payload
       lastAnnouncement = readAnnouncement(payload, announceKey)

@@ -342,7 +342,7 @@ describe('announcements', () => {
 })
 
 describe('a schema made before announcements (migration 0006)', () => {
-  it('appends send bare wake-ups and subscribers read, every event in order; the migration adds the key and the function', async () => {
+  it('appends send bare wake-ups and subscribers read, every event in order; the migration adds the key and the function, and a subscriber running across it then delivers announcements', async () => {
     const old = await freshEventStoreSchema('announce_pre')
     const { log: warnings, lines } = capturingLogger()
     try {
@@ -372,8 +372,9 @@ describe('a schema made before announcements (migration 0006)', () => {
       } finally {
         await sub.stop()
         await reader.close()
-        await oldWriter.close()
       }
+      const g = await follower(old, await append(oldWriter, [anEvent()]))
+      await oldWriter.close()
       expect(E.isRight(await migrateEventStore({ db: old.db, log }, { schema: old.schema })())).toBe(true)
       const made = await old.db.raw<{ rows: Array<{ keys: number; fns: number }> }>(
         `select (select count(*)::int from "${old.schema}".announce_key) as keys,
@@ -381,21 +382,22 @@ describe('a schema made before announcements (migration 0006)', () => {
         [old.schema],
       )
       expect(made.rows[0]).toEqual({ keys: 1, fns: 1 })
-      // After the migration, a new store announces.
-      const after = makePostgresEventStore({ pool: old.pool(2), log }, { schema: old.schema })
+      // A subscriber that started before the migration (no key then) reads the key once announcements
+      // arrive, and from then on delivers them with no read.
+      const w = makePostgresEventStore({ pool: old.pool(2), log }, { schema: old.schema, listenerLookupMs: 0 })
       try {
-        const f = await follower(old, await append(after, [anEvent()]))
-        try {
+        const after: string[] = []
+        for (let i = 0; i < 5; i++) {
           const e = anEvent(9)
-          const w = makePostgresEventStore({ pool: old.pool(2), log }, { schema: old.schema })
           await append(w, [e])
-          await waitFor('the event after the migration', () => f.seen.includes(e.eventId))
-          await w.close()
-        } finally {
-          await f.stop()
+          after.push(e.eventId)
+          await waitFor('an event after the migration', () => g.seen.includes(e.eventId))
         }
+        expect(g.seen.slice(-5)).toEqual(after)
+        expect(g.counts.announcement).toBeGreaterThanOrEqual(3)
       } finally {
-        await after.close()
+        await w.close()
+        await g.stop()
       }
     } finally {
       await old.drop()
