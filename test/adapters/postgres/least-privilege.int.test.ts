@@ -105,6 +105,16 @@ describe('the service role on the event table (real PostgreSQL)', () => {
     expect((await service.query(`select count(*)::int as n from ${t}`)).rows[0]).toEqual({ n: 2 })
   })
 
+  it('reads the announcement key and may announce (live delivery, migration 0006), but cannot change or replace the key', async () => {
+    const key = await service.query<{ n: number }>(`select length(key)::int as n from ${EVENT_STORE_SCHEMA}.announce_key`)
+    expect(key.rows[0]).toEqual({ n: 32 })
+    const may = await service.query<{ f: boolean }>(`select has_function_privilege(current_user, $1, 'execute') as f`, [`${EVENT_STORE_SCHEMA}.announce(text)`])
+    expect(may.rows[0]).toEqual({ f: true })
+    expect(await outcome(service, `update ${EVENT_STORE_SCHEMA}.announce_key set key = key`)).toBe('42501')
+    expect(await outcome(service, `delete from ${EVENT_STORE_SCHEMA}.announce_key`)).toBe('42501')
+    expect(await outcome(service, `insert into ${EVENT_STORE_SCHEMA}.announce_key (only_row, key, ipad, opad) values (false, '', '', '')`)).toBe('42501')
+  })
+
   it.each([
     ['UPDATE', `update ${t} set data = '{}'::jsonb`],
     ['DELETE', `delete from ${t}`],
