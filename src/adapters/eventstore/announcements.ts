@@ -27,7 +27,7 @@
  * Anything else (a transaction not known to have ended, a payload not signed by the key, a bare
  * wake-up) falls back to a read below the horizon, as before: an announcement only ever saves a read.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto'
 
 export type Announcement = {
   readonly tx: bigint
@@ -56,8 +56,9 @@ const isRow = (v: unknown): v is ReadonlyArray<unknown> =>
 /**
  * The announcement in a notification's payload, or undefined for anything else: an empty payload, a
  * bare wake-up, a payload whose signature does not match `key`, or a body not of the shape above.
+ * (A `KeyObject` made once with `createSecretKey` saves importing the key at every call.)
  */
-export const readAnnouncement = (payload: string, key: Buffer): Announcement | undefined => {
+export const readAnnouncement = (payload: string, key: Buffer | KeyObject): Announcement | undefined => {
   if (payload.length <= MAC_HEX) return undefined
   const body = payload.slice(MAC_HEX)
   const expected = createHmac('sha256', key).update(body, 'utf8').digest()

@@ -32,6 +32,7 @@
  * lock taken before the insert statement (`append_queued`, in the migration), and retry only if
  * they still lose a race to an exact-revision writer.
  */
+import { createSecretKey, type KeyObject } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -726,13 +727,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
    * role may not read it, or the database could not be reached: subscribers then read after every
    * notification, and the key is read again (at most every KEY_RETRY_MS) while announcements arrive.
    */
-  let announceKeyRead: Promise<Buffer | undefined> | undefined
+  let announceKeyRead: Promise<KeyObject | undefined> | undefined
   let keyWarned = false
-  const announcementKey = (): Promise<Buffer | undefined> => {
+  const announcementKey = (): Promise<KeyObject | undefined> => {
     announceKeyRead ??= (async () => {
       try {
         const key = (await query({ ...sql.announceKey, rowMode: 'array' }))[0]?.[0]
-        return Buffer.isBuffer(key) && key.length === 32 ? key : undefined
+        return Buffer.isBuffer(key) && key.length === 32 ? createSecretKey(key) : undefined
       } catch (err) {
         const text = 'cannot read the announcement key (migration 0006 not run, no access, or the database is away): subscribers read after every notification'
         if (keyWarned) log.debug({ err }, text)
@@ -743,7 +744,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     })()
     return announceKeyRead
   }
-  let announceKey: Buffer | undefined
+  let announceKey: KeyObject | undefined
   let keyRetryAt = Number.NEGATIVE_INFINITY
   // Every subscriber of this store hears the same notification: its payload is checked once.
   let lastPayload: string | undefined

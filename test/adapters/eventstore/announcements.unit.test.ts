@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { lastPosition, readAnnouncement, verdictOf, type Announcement, type FollowState } from '../../../src/adapters/eventstore/announcements.ts'
 
@@ -38,6 +38,12 @@ describe('readAnnouncement', () => {
       ],
     })
     expect(a === undefined ? undefined : lastPosition(a)).toBe(15n)
+  })
+
+  it('reads the same with the key as a KeyObject (made once) as with its bytes', () => {
+    const payload = sign(body())
+    expect(readAnnouncement(payload, createSecretKey(key))).toEqual(readAnnouncement(payload, key))
+    expect(readAnnouncement(payload, createSecretKey(randomBytes(32)))).toBeUndefined()
   })
 
   it('with nothing running and no older event: newestRunning -1, lastOlderTx null', () => {
