@@ -312,7 +312,8 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
       },
     })
-    const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema })
+    // Bare wake-ups only (announcements.int.test.ts tests those): never announce.
+    const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema, announceLimits: { running: 0, perSecond: 0 } })
     const listener = new Client({ connectionString: schema.url })
     await listener.connect()
     let heard = 0
