@@ -129,6 +129,10 @@ const ANNOUNCE_MAX_RATE = 1_000
 const ANNOUNCE_RATE_WINDOW_MS = 100
 /** Announcements a subscriber holds while they wait for a read; beyond, a notification only calls for a read. */
 const MAX_ANNOUNCED = 256
+/** How long an announcement that must wait gives the older append's own announcement before a read. */
+const ANNOUNCED_WAIT_MS = 3
+/** While waiting does not pay, one wait in this many still does, to notice when it pays again. */
+const WAIT_PROBE = 16
 /** How often a store without the announcement key tries to read it again while announcements arrive. */
 const KEY_RETRY_MS = 30_000
 /** The application_name of a store's LISTEN connection, then the schema's tag: appenders look for it to know whether anyone listens. */
@@ -809,6 +813,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let cursor = start.right
       // Every transaction below this has ended and its events past the start are delivered (announcements.ts).
       let resolvedBelow = 0n
+      // When a read is due for announcements that wait; how often waiting has paid (1: always).
+      let readAt: number | undefined
+      let waitScore = 1
+      let waits = 0
       announceKey ??= await announcementKey()
       const unregister = wakeups.register(wake)
       const prefix = options.streamNamePrefix
@@ -824,7 +832,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
       /**
        * Delivers the announcements that are next in the global order, drops those delivered already; one
-       * that must wait calls for a read the first time it is examined.
+       * that must wait calls for a read the first time it is examined, at once or ANNOUNCED_WAIT_MS later.
        */
       const deliverAnnounced = async (): Promise<E.Either<SubscriptionError, void>> => {
         announced.sort((x, y) => (x.a.tx < y.a.tx ? -1 : x.a.tx > y.a.tx ? 1 : 0))
@@ -833,17 +841,25 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           if (entry === undefined) break
           const verdict = verdictOf(entry.a, { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) })
           if (verdict === 'wait') {
-            // A read now, as after a bare wake-up: the transaction it waits for may be one that never
-            // announces (another database's, an autovacuum's, a coalesced append). Waiting a few ms for
-            // an announcement first was tried: on a quiet machine it saved a read for about 0.2% of
-            // events, and with other transactions running in the cluster it would delay many more.)
-            if (!entry.examined) woken = true
+            // Most often an older append still committing, whose own announcement settles it: a read
+            // now would find it unfinished and hold up that announcement's delivery. But the
+            // transaction may be one that never announces (an autovacuum's, another database's, a
+            // coalesced append): then waiting only delays. So wait ANNOUNCED_WAIT_MS while waits have
+            // mostly been settled by announcements (and one in WAIT_PROBE otherwise, to notice when
+            // they are again); else read at once, as after a bare wake-up.
+            if (!entry.examined) {
+              waits += 1
+              if (waitScore >= 0.5 || waits % WAIT_PROBE === 0) readAt ??= performance.now() + ANNOUNCED_WAIT_MS
+              else woken = true
+            }
             entry.examined = true
             i++
             continue
           }
           announced.splice(i, 1)
           if (verdict === 'stale') continue
+          // A wait settled by announcements before its read was due.
+          if (entry.examined && readAt !== undefined) waitScore = waitScore * 0.8 + 0.2
           let delivered = 0
           for (const row of entry.a.rows) {
             if (prefix !== undefined && !String(row[2]).startsWith(prefix)) continue
@@ -861,6 +877,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           // Later announcements may have become deliverable: look from the start again.
           i = 0
         }
+        if (announced.every((x) => !x.examined)) readAt = undefined
         return E.right(undefined)
       }
 
@@ -872,7 +889,14 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             const r = await deliverAnnounced()
             if (E.isLeft(r) || woken) return r
           }
-          const left = until - performance.now()
+          const now = performance.now()
+          if (readAt !== undefined && now >= readAt) {
+            // The wait was not settled by announcements: read.
+            waitScore *= 0.8
+            woken = true
+            break
+          }
+          const left = Math.min(until, readAt ?? until) - now
           if (left <= 0) break
           await pause(left)
         }
@@ -886,6 +910,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             if (E.isLeft(r)) return r
           }
           woken = false
+          readAt = undefined
           let page: Page
           let beyond = false
           let complete = false
