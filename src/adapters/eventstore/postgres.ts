@@ -233,7 +233,7 @@ const appendSql = (t: string, shape: 'one' | 'many', announceFn?: string): strin
  * and the transaction id. A race for a revision or a stored id fails the whole statement (the caller
  * then appends one by one, which settles each as `append` does).
  */
-const appendToStreamsSql = (t: string): string => `
+const appendToStreamsSql = (t: string, announceFn?: string): string => `
   with req as materialized (
          select r.ord, r.a->>'s' as stream, r.a->>'k' as kind, (r.a->>'x')::bigint as exact, r.a->'ev' as ev
            from jsonb_array_elements($1::jsonb) with ordinality as r(a, ord)),
@@ -247,10 +247,17 @@ const appendToStreamsSql = (t: string): string => `
            from cur c, jsonb_array_elements(c.ev) with ordinality as b(e, ord)
           where c.holds
           order by c.ord, b.ord
-         returning stream_name, stream_revision, position, pg_current_xact_id()::text as tx, (select pg_notify($3::text, '') where $2::boolean) as n),
-       last as (select distinct on (i.stream_name) i.stream_name, i.stream_revision, i.position, i.tx from inserted i order by i.stream_name, i.stream_revision desc)
+         returning stream_name, stream_revision, position, pg_current_xact_id()::text as tx,
+                   (select pg_notify($3::text, '') where ${announceFn === undefined ? '$2::boolean' : '$2::int = 1'}) as n),
+       last as (select distinct on (i.stream_name) i.stream_name, i.stream_revision, i.position, i.tx from inserted i order by i.stream_name, i.stream_revision desc)${
+         announceFn === undefined
+           ? ''
+           : `,
+       -- Once, after every row is inserted (the count reads them all), and only if one was.
+       ann as materialized (select case when $2::int = 2 and n.c > 0 then ${announceFn}($3::text) end as a from (select count(*) as c from inserted) n)`
+       }
   select c.ord, c.holds, c.revision::text, l.stream_revision::text, l.position::text, l.tx
-    from cur c left join last l on l.stream_name = c.stream
+    from cur c left join last l on l.stream_name = c.stream${announceFn === undefined ? '' : ' left join ann on true'}
    order by c.ord`
 
 const fnv1a = (s: string): string => {
@@ -311,7 +318,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       name: `satang_es_listening_${tag}`,
       text: `select exists (select 1 from pg_stat_activity where datname = current_database() and application_name = $1 and pid <> all($2::int[]))`,
     },
-    appendToStreams: { name: `satang_es_appends_${tag}`, text: appendToStreamsSql(t) },
+    appendToStreams: { name: `satang_es_appendsa_${tag}`, text: appendToStreamsSql(t, `"${schema}".announce`) },
+    appendToStreamsPre6: { name: `satang_es_appends_${tag}`, text: appendToStreamsSql(t) },
     streams: {
       name: `satang_es_streams_${tag}`,
       text: `select ${EVENT_COLUMNS} from ${t} e where e.stream_name = any($1::text[]) order by e.stream_name, e.stream_revision`,
@@ -618,16 +626,32 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         for (const { a, i } of todo) results[i] = await one(a)
         return results.map((r) => r ?? E.left({ _tag: 'EventStoreFailure', operation: 'appendToStreams', retriable: false, cause: new Error('no answer') }))
       }
-      const notify = wakeups.claim()
       const body = JSON.stringify(todo.map(({ a }) => ({ s: a.stream, k: a.expected === 'no_stream' ? 'no_stream' : 'exact', x: a.expected === 'no_stream' ? null : a.expected.toString(), ev: a.events })))
       let rows: ReadonlyArray<ReadonlyArray<unknown>> | null
+      let notice: 0 | 1 | 2 = 0
+      appendsRunning += 1
       try {
-        rows = await query({ ...sql.appendToStreams, values: [body, notify, wakeups.channel], rowMode: 'array' })
+        notice = noticeOf('no_stream')
+        if (announcing) {
+          try {
+            rows = await query({ ...sql.appendToStreams, values: [body, notice, wakeups.channel], rowMode: 'array' })
+          } catch (cause) {
+            // Refused when the statement is prepared: nothing was written.
+            if (!isUndefinedFunction(cause)) throw cause
+            announcing = false
+            log.warn('the event store schema predates announcements (migration 0006): appends send bare wake-ups until `satang migrate` runs')
+            rows = await query({ ...sql.appendToStreamsPre6, values: [body, notice !== 0, wakeups.channel], rowMode: 'array' })
+          }
+        } else {
+          rows = await query({ ...sql.appendToStreamsPre6, values: [body, notice !== 0, wakeups.channel], rowMode: 'array' })
+        }
       } catch (cause) {
         const state = sqlStateOf(cause)
         // A race for a revision, an id stored already, or data jsonb refuses: each append settles on its own.
         if (state === '23505' || state === '22P05' || state === '22P02') rows = null
         else throw cause
+      } finally {
+        appendsRunning -= 1
       }
       if (rows === null) {
         wakeups.appended(false)
@@ -646,7 +670,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             results[x.i] = await settleByIds(x.a.stream, x.a.events, { _tag: 'WrongExpectedVersion', stream: x.a.stream, expected: x.a.expected, actual })
           }
         }
-        wakeups.appended(notify && wrote)
+        wakeups.appended(notice !== 0 && wrote)
       }
       return results.map((r) => r ?? E.left({ _tag: 'EventStoreFailure', operation: 'appendToStreams', retriable: false, cause: new Error('no answer') }))
     }, failure('appendToStreams'))

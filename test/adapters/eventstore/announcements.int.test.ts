@@ -163,6 +163,31 @@ describe('announcements', () => {
     }
   })
 
+  it('appends to several streams in one statement (appendToStreams) announce them', async () => {
+    const f = await follower(schema, await head(), { pollIntervalMs: 60_000 })
+    try {
+      await f.caughtUp()
+      await new Promise((r) => setTimeout(r, 600))
+      const before = { ...f.counts }
+      const written: string[] = []
+      const appendToStreams = writer.appendToStreams
+      if (appendToStreams === undefined) throw new Error('the PostgreSQL store appends to several streams')
+      for (let i = 0; i < 5; i++) {
+        const appends = Array.from({ length: 3 }, (_, k) => ({ stream: `many-${randomUUID()}`, events: k === 0 ? [anEvent(i), anEvent(i)] : [anEvent(i)], expected: 'no_stream' as const }))
+        const r = await appendToStreams(appends)()
+        if (E.isLeft(r) || r.right.some(E.isLeft)) throw new Error('appendToStreams')
+        written.push(...appends.flatMap((a) => a.events.map((e) => e.eventId)))
+      }
+      await waitFor('the appends to several streams', () => written.every((id) => f.seen.includes(id)))
+      expect(f.seen.slice(-written.length)).toEqual(written)
+      const announced = f.counts.announcement - before.announcement
+      expect(announced + f.counts.read - before.read).toBe(written.length)
+      expect(announced).toBeGreaterThanOrEqual(written.length - 8)
+    } finally {
+      await f.stop()
+    }
+  })
+
   it('an announcement waits for an older append still in flight, then comes after it; a rolled back one holds nothing', async () => {
     const f = await follower(schema, await head())
     const older = new Client({ connectionString: schema.url })
