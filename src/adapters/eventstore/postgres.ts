@@ -420,6 +420,23 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   /** Whether the schema has `announce` (migration 0006); false once an append found it missing. */
   let announcing = true
   /**
+   * Runs an append's statement in the form that can announce (`run(true)`) while the schema has
+   * migration 0006; when PostgreSQL refuses it for a missing function (at prepare: nothing was
+   * written), remembers that, says so once, and runs the form from before (`run(false)`).
+   */
+  const withAnnounce = async <T>(run: (canAnnounce: boolean) => Promise<T>): Promise<T> => {
+    if (announcing) {
+      try {
+        return await run(true)
+      } catch (cause) {
+        if (!isUndefinedFunction(cause)) throw cause
+        announcing = false
+        log.warn('the event store schema predates announcements (migration 0006): appends send bare wake-ups until `satang migrate` runs')
+      }
+    }
+    return run(false)
+  }
+  /**
    * Appends of this store running on a connection: above ANNOUNCE_CONCURRENCY they send bare, coalesced
    * wake-ups. Counted from the moment the connection is theirs, not from the call: appends waiting for
    * a connection (a pool opening its connections at start) do not commit, so do not queue on the lock.
@@ -500,35 +517,19 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       appendsRunning += 1
       try {
         notice.value = noticeOf(expected)
-        if (announcing) {
-          try {
-            const r = await client.query<unknown[]>(
-              queued
-                ? { ...sql.appendQueuedA, values: [stream, kind === 'stream_exists', JSON.stringify(events), notice.value, wakeups.channel], rowMode: 'array' }
-                : events.length === 1 && only !== undefined
-                  ? { ...sql.appendOne, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), notice.value, wakeups.channel], rowMode: 'array' }
-                  : { ...sql.appendMany, values: [stream, kind, exact, JSON.stringify(events), notice.value, wakeups.channel], rowMode: 'array' },
-            )
-            return r.rows
-          } catch (cause) {
-            // Refused when the statement is prepared: nothing was written.
-            if (!isUndefinedFunction(cause)) throw cause
-            announcing = false
-            log.warn('the event store schema predates announcements (migration 0006): appends send bare wake-ups until `satang migrate` runs')
-          }
-        }
-        if (queued) {
-          // Before 0006: a wake-up follows the commit.
-          notice.value = 0
-          return (await client.query<unknown[]>({ ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' })).rows
-        }
-        const wake = notice.value !== 0
-        const r = await client.query<unknown[]>(
-          events.length === 1 && only !== undefined
-            ? { ...sql.appendOnePre6, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), wake, wakeups.channel], rowMode: 'array' }
-            : { ...sql.appendManyPre6, values: [stream, kind, exact, JSON.stringify(events), wake, wakeups.channel], rowMode: 'array' },
-        )
-        return r.rows
+        return await withAnnounce(async (canAnnounce) => {
+          if (queued && !canAnnounce) notice.value = 0 // before 0006: a wake-up follows the commit
+          // Since 0006 the notice as 0/1/2, before it whether to send a bare wake-up.
+          const n = canAnnounce ? notice.value : notice.value !== 0
+          const statement: QueryArrayConfig = queued
+            ? canAnnounce
+              ? { ...sql.appendQueuedA, values: [stream, kind === 'stream_exists', JSON.stringify(events), n, wakeups.channel], rowMode: 'array' }
+              : { ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' }
+            : events.length === 1 && only !== undefined
+              ? { ...(canAnnounce ? sql.appendOne : sql.appendOnePre6), values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), n, wakeups.channel], rowMode: 'array' }
+              : { ...(canAnnounce ? sql.appendMany : sql.appendManyPre6), values: [stream, kind, exact, JSON.stringify(events), n, wakeups.channel], rowMode: 'array' }
+          return (await client.query<unknown[]>(statement)).rows
+        })
       } catch (cause) {
         broken = sqlStateOf(cause) === undefined
         throw cause
@@ -632,19 +633,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       appendsRunning += 1
       try {
         notice = noticeOf('no_stream')
-        if (announcing) {
-          try {
-            rows = await query({ ...sql.appendToStreams, values: [body, notice, wakeups.channel], rowMode: 'array' })
-          } catch (cause) {
-            // Refused when the statement is prepared: nothing was written.
-            if (!isUndefinedFunction(cause)) throw cause
-            announcing = false
-            log.warn('the event store schema predates announcements (migration 0006): appends send bare wake-ups until `satang migrate` runs')
-            rows = await query({ ...sql.appendToStreamsPre6, values: [body, notice !== 0, wakeups.channel], rowMode: 'array' })
-          }
-        } else {
-          rows = await query({ ...sql.appendToStreamsPre6, values: [body, notice !== 0, wakeups.channel], rowMode: 'array' })
-        }
+        const n = notice
+        rows = await withAnnounce((canAnnounce) =>
+          query(canAnnounce ? { ...sql.appendToStreams, values: [body, n, wakeups.channel], rowMode: 'array' } : { ...sql.appendToStreamsPre6, values: [body, n !== 0, wakeups.channel], rowMode: 'array' }),
+        )
       } catch (cause) {
         const state = sqlStateOf(cause)
         // A race for a revision, an id stored already, or data jsonb refuses: each append settles on its own.
@@ -854,6 +846,16 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       // Pages bounded by bytes as well as by count (page-bytes.ts).
       const sizer = makePageSizer(pageSize, pageBytes)
 
+      /** Hands one item to the handler, from a read or an announcement; what it threw, as the subscription's end. */
+      const hand = async (item: ReadItem): Promise<SubscriptionError | undefined> => {
+        try {
+          await handler(item)
+          return undefined
+        } catch (cause) {
+          return { _tag: 'SubscriberFailed', position: E.isRight(item) ? item.right.position : item.left.position, cause }
+        }
+      }
+
       /**
        * Delivers the announcements that are next in the global order, drops those delivered already; one
        * that must wait calls for a read the first time it is examined, at once or ANNOUNCED_WAIT_MS later.
@@ -887,12 +889,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           let delivered = 0
           for (const row of entry.a.rows) {
             if (prefix !== undefined && !String(row[2]).startsWith(prefix)) continue
-            const item = toItem(row)
-            try {
-              await handler(item)
-            } catch (cause) {
-              return E.left({ _tag: 'SubscriberFailed', position: E.isRight(item) ? item.right.position : item.left.position, cause })
-            }
+            const failed = await hand(toItem(row))
+            if (failed !== undefined) return E.left(failed)
             delivered++
           }
           cursor = { txId: entry.a.tx.toString(), position: lastPosition(entry.a).toString() }
@@ -973,11 +971,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           }
           for (const [at, item] of page.items) {
             if (stopping) return E.right(undefined)
-            try {
-              await handler(item)
-            } catch (cause) {
-              return E.left({ _tag: 'SubscriberFailed', position: E.isRight(item) ? item.right.position : item.left.position, cause })
-            }
+            const failed = await hand(item)
+            if (failed !== undefined) return E.left(failed)
             cursor = at
           }
           cursor = page.next
