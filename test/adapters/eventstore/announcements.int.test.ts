@@ -103,15 +103,37 @@ const follower = async (
 
 const head = async (): Promise<Position> => append(writer, [anEvent()])
 
+type Follower = Awaited<ReturnType<typeof follower>>
+
+/**
+ * A follower caught up and then left alone: polls after activity come at 2, 4, 8 … ms, so wait until
+ * the next one is far off, and every event after this can only arrive by its announcement or by a read
+ * a notification called for (a poll could find one first). Its counts at that moment come with it.
+ */
+const quietFollower = async (): Promise<{ f: Follower; before: { announcement: number; read: number } }> => {
+  const f = await follower(schema, await head(), { pollIntervalMs: 60_000 })
+  await f.caughtUp()
+  await new Promise((r) => setTimeout(r, 600))
+  return { f, before: { ...f.counts } }
+}
+
+/**
+ * Every written event arrived, in order, each once by one path, and at most `reads` of them by a read
+ * (one that finds a transaction of the cluster running below it, an autovacuum's or another test's,
+ * is read instead, as after a bare wake-up).
+ */
+const expectAnnounced = async (f: Follower, before: { announcement: number; read: number }, written: ReadonlyArray<string>, reads: number): Promise<void> => {
+  await waitFor('the written events', () => written.every((id) => f.seen.includes(id)))
+  expect(f.seen.slice(-written.length)).toEqual(written)
+  const announced = f.counts.announcement - before.announcement
+  expect(announced + f.counts.read - before.read).toBe(written.length)
+  expect(announced).toBeGreaterThanOrEqual(written.length - reads)
+}
+
 describe('announcements', () => {
   it('appends one after another reach a subscriber elsewhere from their announcements (nearly all with no read), in order, each as a read returns it', async () => {
-    // Polls after activity come at 2, 4, 8 … ms: wait until the next one is far off, so that every
-    // event below can only arrive by its announcement (a poll could find one first).
-    const f = await follower(schema, await head(), { pollIntervalMs: 60_000 })
+    const { f, before } = await quietFollower()
     try {
-      await f.caughtUp()
-      await new Promise((r) => setTimeout(r, 600))
-      const before = { ...f.counts }
       const written: string[] = []
       for (let i = 0; i < 20; i++) {
         const rich = { zeta: 'บาท 1,234.50', a: [1, 2.5, { y: null, b: true }], amountSatang: 123_450 + i, '': 'empty key' }
@@ -121,12 +143,7 @@ describe('announcements', () => {
       }
       await waitFor('the 20 appends', () => written.every((id) => f.seen.includes(id)))
       await new Promise((r) => setTimeout(r, 50))
-      expect(f.seen.slice(-written.length)).toEqual(written)
-      // Nearly all by announcement: one that finds a transaction of the cluster running below it
-      // (an autovacuum's, another test's) is read instead, as after a bare wake-up.
-      const announced = f.counts.announcement - before.announcement
-      expect(announced + f.counts.read - before.read).toBe(written.length)
-      expect(announced).toBeGreaterThanOrEqual(written.length - 6)
+      await expectAnnounced(f, before, written, 6)
       expect(f.counts.read - before.read).toBe(0)
       expect([...f.positions].sort()).toEqual(f.positions)
       // What an announcement delivers is what a read returns, field for field.
@@ -140,11 +157,8 @@ describe('announcements', () => {
   })
 
   it('appends under `any` and `stream_exists` (append_queued) announce too', async () => {
-    const f = await follower(schema, await head(), { pollIntervalMs: 60_000 })
+    const { f, before } = await quietFollower()
     try {
-      await f.caughtUp()
-      await new Promise((r) => setTimeout(r, 600))
-      const before = { ...f.counts }
       const stream = `queued-${randomUUID()}`
       const written: string[] = []
       for (let i = 0; i < 10; i++) {
@@ -153,22 +167,15 @@ describe('announcements', () => {
         if (E.isLeft(r)) throw new Error(`append: ${r.left._tag}`)
         written.push(...batch.map((e) => e.eventId))
       }
-      await waitFor('the queued appends', () => written.every((id) => f.seen.includes(id)))
-      expect(f.seen.slice(-written.length)).toEqual(written)
-      const announced = f.counts.announcement - before.announcement
-      expect(announced + f.counts.read - before.read).toBe(written.length)
-      expect(announced).toBeGreaterThanOrEqual(written.length - 6)
+      await expectAnnounced(f, before, written, 6)
     } finally {
       await f.stop()
     }
   })
 
   it('appends to several streams in one statement (appendToStreams) announce them', async () => {
-    const f = await follower(schema, await head(), { pollIntervalMs: 60_000 })
+    const { f, before } = await quietFollower()
     try {
-      await f.caughtUp()
-      await new Promise((r) => setTimeout(r, 600))
-      const before = { ...f.counts }
       const written: string[] = []
       const appendToStreams = writer.appendToStreams
       if (appendToStreams === undefined) throw new Error('the PostgreSQL store appends to several streams')
@@ -178,11 +185,7 @@ describe('announcements', () => {
         if (E.isLeft(r) || r.right.some(E.isLeft)) throw new Error('appendToStreams')
         written.push(...appends.flatMap((a) => a.events.map((e) => e.eventId)))
       }
-      await waitFor('the appends to several streams', () => written.every((id) => f.seen.includes(id)))
-      expect(f.seen.slice(-written.length)).toEqual(written)
-      const announced = f.counts.announcement - before.announcement
-      expect(announced + f.counts.read - before.read).toBe(written.length)
-      expect(announced).toBeGreaterThanOrEqual(written.length - 8)
+      await expectAnnounced(f, before, written, 8)
     } finally {
       await f.stop()
     }
