@@ -805,15 +805,20 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   const subscribeToAll = (options: SubscribeOptions, handler: SubscriptionHandler): Subscription => {
     let stopping = false
-    // A wake-up that calls for a read: this process appended, or another sent a bare wake-up.
+    // A wake-up that calls for a read: this process appended, or another sent a bare wake-up; or a
+    // wait for announcements ran out.
     let woken = false
+    // Whether the read called for is a wake-up's with no events in it (`woken` by `wake`).
+    let bareWake = false
     // Announcements heard and not yet delivered or found stale, oldest transaction first when examined.
     const announced: Array<{ a: Announcement; examined: boolean }> = []
     let interrupt: (() => void) | undefined
     const wake = (payload?: string): void => {
       const a = payload === undefined ? undefined : announcementIn(payload)
-      if (a === undefined || announced.length >= MAX_ANNOUNCED) woken = true
-      else announced.push({ a, examined: false })
+      if (a === undefined || announced.length >= MAX_ANNOUNCED) {
+        woken = true
+        bareWake = true
+      } else announced.push({ a, examined: false })
       interrupt?.()
     }
     const pause = (ms: number): Promise<void> =>
@@ -833,6 +838,9 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       let readAt: number | undefined
       let waitScore = 1
       let waits = 0
+      // Announcements delivered so far (each one, with or without events for this subscriber).
+      let announcedDeliveries = 0
+      let deliveriesAtRead = 0
       announceKey ??= await announcementKey()
       const unregister = wakeups.register(wake)
       const prefix = options.streamNamePrefix
@@ -895,6 +903,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           }
           cursor = { txId: entry.a.tx.toString(), position: lastPosition(entry.a).toString() }
           resolvedBelow = entry.a.tx + 1n
+          announcedDeliveries += 1
           observeDelivery?.('announcement', delivered)
           // Later announcements may have become deliverable: look from the start again.
           i = 0
@@ -903,13 +912,20 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         return E.right(undefined)
       }
 
-      /** Waits up to `ms`, delivering announcements as they come; ends early when a read is called for. */
+      /**
+       * Waits until `ms` pass with no announcement delivered, delivering them as they come; ends early
+       * when a read is called for. Each announcement delivered shows that nothing before it is missing
+       * (announcements.ts), so the wait for the next look starts again from there: while announcements
+       * keep the subscriber up to date, no poll races them for their own events.
+       */
       const rest = async (ms: number): Promise<E.Either<SubscriptionError, void>> => {
-        const until = performance.now() + ms
+        let until = performance.now() + ms
         while (!stopping && !woken) {
           if (announced.length > 0) {
+            const before = announcedDeliveries
             const r = await deliverAnnounced()
             if (E.isLeft(r) || woken) return r
+            if (announcedDeliveries !== before) until = performance.now() + ms
           }
           const now = performance.now()
           if (readAt !== undefined && now >= readAt) {
@@ -931,7 +947,12 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             const r = await deliverAnnounced()
             if (E.isLeft(r)) return r
           }
+          const afterBareWake = bareWake
+          // Whether announcements were delivered since the last read (so they are heard and believed).
+          const announcing = announcedDeliveries !== deliveriesAtRead
+          deliveriesAtRead = announcedDeliveries
           woken = false
+          bareWake = false
           readAt = undefined
           let page: Page
           let beyond = false
@@ -981,7 +1002,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             blockedSince = undefined
             blockedBackoff = 1
             blockedPolls = 0
-            idleBackoff = ACTIVE_POLL_MS
+            // Found something: look again soon (wake-ups are coalesced, and a poll that finds events may
+            // mean notifications are not arriving). But a read that only beat announcements to their
+            // events (a poll, or a wait for them that ran out, while announcements arrive) does not start
+            // polling again from the shortest interval: the announcements keep the subscriber up to date.
+            if (afterBareWake || !announcing) idleBackoff = ACTIVE_POLL_MS
             continue
           }
           if (woken) continue
