@@ -303,7 +303,24 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     }
   }
 
-  const query = async (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => (await pool.query<unknown[]>(config)).rows
+  /**
+   * One statement on a connection of the pool. A statement PostgreSQL refused (an error carrying a
+   * SQLSTATE: a race lost by `appendToStreams`, text the server cannot store) leaves the connection
+   * usable, so it goes back to the pool; anything else ends it. (`pool.query` would end it either
+   * way, and the next statement would wait for a new connection.)
+   */
+  const query = async (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => {
+    const client = await pool.connect()
+    let broken = false
+    try {
+      return (await client.query<unknown[]>(config)).rows
+    } catch (cause) {
+      broken = sqlStateOf(cause) === undefined
+      throw cause
+    } finally {
+      client.release(broken)
+    }
+  }
 
   // Named statements are parsed once per connection; the name includes a hash of the schema.
   const sql = {

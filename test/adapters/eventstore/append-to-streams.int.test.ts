@@ -97,4 +97,32 @@ describe('appendToStreams (PostgreSQL)', () => {
     expect(x !== undefined && E.isRight(x) ? x.right.nextExpectedRevision : null).toBe(1n)
     expect(y).toEqual(E.left({ _tag: 'WrongExpectedVersion', stream: s, expected: 0n, actual: 1n }))
   })
+
+  it('a round trip PostgreSQL refuses (text jsonb cannot store) is settled append by append on the same connection: no connection is ended and opened again', async () => {
+    const pool = db.pool(1)
+    let opened = 0
+    pool.on('connect', () => {
+      opened += 1
+    })
+    const own = makePostgresEventStore({ pool, log: silentLogger() }, { schema: db.schema })
+    try {
+      for (let round = 0; round < 3; round++) {
+        const [good, bad] = [`ok-${randomUUID()}`, `nul-${randomUUID()}`]
+        const answered = await appendToStreams(own)([
+          { stream: good, events: [anEvent(round)], expected: 'no_stream' },
+          { stream: bad, events: [{ ...anEvent(round), data: { note: 'a\u0000b' } }], expected: 'no_stream' },
+        ])()
+        if (E.isLeft(answered)) throw new Error('appendToStreams failed')
+        const [g, b] = answered.right
+        expect(g !== undefined && E.isRight(g) ? g.right.nextExpectedRevision : null).toBe(0n)
+        expect(b !== undefined && E.isLeft(b) ? b.left._tag : null).toBe('InvalidAppend')
+      }
+      // One connection, opened once: the refused statements left it usable (pg's pool.query would
+      // have ended it at each of them).
+      expect(opened).toBe(1)
+    } finally {
+      await own.close()
+      await pool.end()
+    }
+  })
 })
