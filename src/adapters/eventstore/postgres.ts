@@ -36,7 +36,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Pool, QueryArrayConfig } from 'pg'
+import type { Pool, PoolClient, QueryArrayConfig } from 'pg'
 import type {
   AppendError,
   AppendResult,
@@ -304,16 +304,16 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   }
 
   /**
-   * One statement on a connection of the pool. A statement PostgreSQL refused (an error carrying a
+   * Runs `work` on a connection of the pool. A statement PostgreSQL refused (an error carrying a
    * SQLSTATE: a race lost by `appendToStreams`, text the server cannot store) leaves the connection
    * usable, so it goes back to the pool; anything else ends it. (`pool.query` would end it either
    * way, and the next statement would wait for a new connection.)
    */
-  const query = async (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => {
+  const withConnection = async <T>(work: (client: PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect()
     let broken = false
     try {
-      return (await client.query<unknown[]>(config)).rows
+      return await work(client)
     } catch (cause) {
       broken = sqlStateOf(cause) === undefined
       throw cause
@@ -321,6 +321,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       client.release(broken)
     }
   }
+  /** One statement on a connection of the pool (see `withConnection`). */
+  const query = (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => withConnection(async (client) => (await client.query<unknown[]>(config)).rows)
 
   // Named statements are parsed once per connection; the name includes a hash of the schema.
   const sql = {
@@ -527,10 +529,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     const [only] = events
     const queued = kind === 'any' || kind === 'stream_exists'
     notice.value = 0
-    const inStatement = async (): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => {
-      const client = await pool.connect()
-      // A statement PostgreSQL refused leaves the connection usable; anything else ends it.
-      let broken = false
+    const inStatement = (): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => withConnection(async (client) => {
       appendsRunning += 1
       try {
         notice.value = noticeOf(expected)
@@ -547,14 +546,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
               : { ...(canAnnounce ? sql.appendMany : sql.appendManyPre6), values: [stream, kind, exact, JSON.stringify(events), n, wakeups.channel], rowMode: 'array' }
           return (await client.query<unknown[]>(statement)).rows
         })
-      } catch (cause) {
-        broken = sqlStateOf(cause) === undefined
-        throw cause
       } finally {
         appendsRunning -= 1
-        client.release(broken)
       }
-    }
+    })
     const rows = await inStatement()
     const last = rows.at(-1)
     if (last !== undefined) return E.right(E.right({ nextExpectedRevision: BigInt(text(last[0])), position: encodePosition(text(last[1]), text(last[2])) }))
@@ -966,7 +961,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           }
           const afterBareWake = bareWake
           // Whether announcements were delivered since the last read (so they are heard and believed).
-          const announcing = announcedDeliveries !== deliveriesAtRead
+          const announcementsFlowing = announcedDeliveries !== deliveriesAtRead
           deliveriesAtRead = announcedDeliveries
           woken = false
           bareWake = false
@@ -1023,7 +1018,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
             // mean notifications are not arriving). But a read that only beat announcements to their
             // events (a poll, or a wait for them that ran out, while announcements arrive) does not start
             // polling again from the shortest interval: the announcements keep the subscriber up to date.
-            if (afterBareWake || !announcing) idleBackoff = ACTIVE_POLL_MS
+            if (afterBareWake || !announcementsFlowing) idleBackoff = ACTIVE_POLL_MS
             continue
           }
           if (woken) continue
