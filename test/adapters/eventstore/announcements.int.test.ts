@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
-import { Client, type PoolClient } from 'pg'
+import { Client } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makePostgresEventStore, type PostgresEventStoreConfig } from '../../../src/adapters/eventstore/postgres.ts'
 import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend, Position, ReadItem } from '../../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../../src/logger.ts'
 import { capturingLogger } from '../../support/log-lines.ts'
+import { observedPool } from '../../support/observed-pool.ts'
 import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
 
 /**
@@ -158,22 +159,9 @@ describe('announcements', () => {
 
   it('while announcements keep a subscriber up to date it does not poll: appends 2 ms apart for 1.5 s, a poll interval of 20 ms, and the follower looks at the log a few times only', async () => {
     // The follower's pool counts its statements: a look at the log is one or two of them.
-    const pool = schema.pool(2)
     let statements = 0
-    const count = <T extends object>(target: T): T =>
-      new Proxy(target, {
-        get: (t, key, receiver) => {
-          const v = Reflect.get(t, key, receiver) as unknown
-          if (key !== 'query' || typeof v !== 'function') return v
-          return (...args: unknown[]) => {
-            statements += 1
-            return (v as (...a: unknown[]) => unknown).apply(t, args)
-          }
-        },
-      })
-    const connect = pool.connect.bind(pool) as () => Promise<PoolClient>
-    const counted = new Proxy(count(pool), {
-      get: (t, key, receiver) => (key === 'connect' ? async () => count(await connect()) : (Reflect.get(t, key, receiver) as unknown)),
+    const counted = observedPool(schema.pool(2), () => {
+      statements += 1
     })
     const counts = { announcement: 0, read: 0 }
     const store = makePostgresEventStore({ pool: counted, log }, { schema: schema.schema, pollIntervalMs: 20, observeDelivery: (how, n) => void (counts[how] += n) })
@@ -443,9 +431,12 @@ describe('announcements', () => {
       expect(delivered).toEqual(order.map((p) => byPosition.get(p)))
 
       // After a quiet spell the rate is low: eight running at once all announce. (The window the rate
-      // is taken over started with the last appends above: 2 s later it counts at most a few dozen
-      // appends over 2 s, under 20 a second.)
-      await new Promise((r) => setTimeout(r, 2_000))
+      // is taken over may have started among the appends above and still count dozens of them, so one
+      // append alone after the spell starts a window of its own; 300 ms later that is one append in
+      // 300 ms, under 20 a second.)
+      await new Promise((r) => setTimeout(r, 1_000))
+      await append(busy, [anEvent()])
+      await new Promise((r) => setTimeout(r, 300))
       const later = Array.from({ length: 8 }, (_, i) => anEvent(i))
       await Promise.all(later.map((e) => append(busy, [e])))
       await waitFor('the eight events', () => later.every((e) => f.seen.includes(e.eventId)))

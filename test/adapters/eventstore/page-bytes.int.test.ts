@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Pool, PoolClient, QueryConfig } from 'pg'
+import type { Pool, QueryConfig } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makePageSizer } from '../../../src/adapters/eventstore/page-bytes.ts'
 import { approximateBytes } from '../../../src/application/approximate-size.ts'
@@ -8,6 +8,7 @@ import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgre
 import type { EventToAppend, ReadItem } from '../../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../../src/logger.ts'
 import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
+import { observedPool } from '../../support/observed-pool.ts'
 
 let db: TestSchema
 beforeAll(async () => {
@@ -28,36 +29,11 @@ const anEvent = (text: string): EventToAppend => ({
 /** The pool, with the page size (events) of every catch-up read of the log recorded. */
 const recordingLimits = (pool: Pool): { pool: Pool; limits: number[] } => {
   const limits: number[] = []
-  const record = (config: QueryConfig): void => {
-    if (typeof config === 'object' && typeof config.name === 'string' && config.name.startsWith('satang_es_all_')) limits.push(Number(config.values?.[2]))
+  const record = (config: unknown): void => {
+    const c = config as QueryConfig
+    if (typeof c === 'object' && typeof c.name === 'string' && c.name.startsWith('satang_es_all_')) limits.push(Number(c.values?.[2]))
   }
-  const query = pool.query.bind(pool) as (config: QueryConfig) => Promise<unknown>
-  const connect = pool.connect.bind(pool) as () => Promise<PoolClient>
-  // The store's statements go through pool.query or through a connection it takes from the pool.
-  const wrapped = new Proxy(pool, {
-    get: (target, key, receiver) =>
-      key === 'query'
-        ? (config: QueryConfig) => {
-            record(config)
-            return query(config)
-          }
-        : key === 'connect'
-          ? async () => {
-              const client = await connect()
-              return new Proxy(client, {
-                get: (c, k, r) => {
-                  if (k !== 'query') return Reflect.get(c, k, r) as unknown
-                  const q = c.query.bind(c) as (config: QueryConfig) => Promise<unknown>
-                  return (config: QueryConfig) => {
-                    record(config)
-                    return q(config)
-                  }
-                },
-              })
-            }
-          : Reflect.get(target, key, receiver),
-  })
-  return { pool: wrapped, limits }
+  return { pool: observedPool(pool, record), limits }
 }
 
 describe('a subscriber reads the log in pages bounded by bytes', () => {
