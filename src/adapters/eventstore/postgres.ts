@@ -292,7 +292,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     if (now - lastHorizonWarning < horizonWarnMs) return
     lastHorizonWarning = now
     try {
-      const holders = await horizonHolders(pool)
+      const holders = await withConnection(horizonHolders)
       const oldest = holders[0]
       log.warn(
         { heldBackMs: Math.round(blockedMs), horizon: oldest?.txId, pid: oldest?.pid, openSeconds: oldest?.openSeconds, holders: holders.slice(0, 10) },
@@ -642,20 +642,26 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       const body = JSON.stringify(todo.map(({ a }) => ({ s: a.stream, k: a.expected === 'no_stream' ? 'no_stream' : 'exact', x: a.expected === 'no_stream' ? null : a.expected.toString(), ev: a.events })))
       let rows: ReadonlyArray<ReadonlyArray<unknown>> | null
       let notice: 0 | 1 | 2 = 0
-      appendsRunning += 1
       try {
-        notice = noticeOf('no_stream')
-        const n = notice
-        rows = await withAnnounce((canAnnounce) =>
-          query(canAnnounce ? { ...sql.appendToStreams, values: [body, n, wakeups.channel], rowMode: 'array' } : { ...sql.appendToStreamsPre6, values: [body, n !== 0, wakeups.channel], rowMode: 'array' }),
-        )
+        // Counted as running once the connection is its own, as a single append is (appendsRunning).
+        rows = await withConnection(async (client) => {
+          appendsRunning += 1
+          try {
+            notice = noticeOf('no_stream')
+            const n = notice
+            return await withAnnounce(
+              async (canAnnounce) =>
+                (await client.query<unknown[]>(canAnnounce ? { ...sql.appendToStreams, values: [body, n, wakeups.channel], rowMode: 'array' } : { ...sql.appendToStreamsPre6, values: [body, n !== 0, wakeups.channel], rowMode: 'array' })).rows,
+            )
+          } finally {
+            appendsRunning -= 1
+          }
+        })
       } catch (cause) {
         const state = sqlStateOf(cause)
         // A race for a revision, an id stored already, or data jsonb refuses: each append settles on its own.
         if (state === '23505' || state === '22P05' || state === '22P02') rows = null
         else throw cause
-      } finally {
-        appendsRunning -= 1
       }
       if (rows === null) {
         wakeups.appended(false)
@@ -704,7 +710,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   const readPage = (cursor: Cursor, maxCount: number, prefix: string | undefined): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
     TE.tryCatch(async () => {
-      const { below } = await readHorizon(pool)
+      const { below } = await withConnection(readHorizon)
       const rows =
         prefix === undefined
           ? await query({ ...sql.readAll, values: [cursor.txId, cursor.position, maxCount, below], rowMode: 'array' })
@@ -764,7 +770,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         log.warn('the event store schema predates read_live (migration 0005): live reads take two round trips until `satang migrate` runs')
       }
     }
-    const horizon = await readHorizon(pool)
+    const horizon = await withConnection(readHorizon)
     return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below, limit) }
   }
 
@@ -1080,7 +1086,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.fromEither(decodePosition(from)),
       TE.flatMap((cursor): TE.TaskEither<ReadError, number> =>
         TE.tryCatch(async () => {
-          const { below } = await readHorizon(pool)
+          const { below } = await withConnection(readHorizon)
           const rows = await query({ ...sql.countAfter, values: [cursor.txId, cursor.position, Math.max(0, Math.floor(cap)), below], rowMode: 'array' })
           return Number(rows[0]?.[0] ?? 0)
         }, failure('countAfter')),

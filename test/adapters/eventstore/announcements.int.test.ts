@@ -235,6 +235,40 @@ describe('announcements', () => {
     }
   })
 
+  it('appendToStreams calls waiting for a connection do not count as running: on a pool of one connection with a limit of one running, four at once each announce', async () => {
+    // Only the number running decides here (no rate under which many still announce). Before, each call
+    // counted itself as running before it had a connection, so the first of four to get the one
+    // connection saw four running and sent a bare wake-up instead of announcing.
+    const narrow = makePostgresEventStore({ pool: schema.pool(1), log }, { schema: schema.schema, listenerLookupMs: 0, announceLimits: { running: 1, perSecond: 0 } })
+    const appendToStreams = narrow.appendToStreams
+    if (appendToStreams === undefined) throw new Error('the PostgreSQL store appends to several streams')
+    const { f, before } = await quietFollower()
+    const listener = new Client({ connectionString: schema.url })
+    await listener.connect()
+    const payloads: string[] = []
+    listener.on('notification', (n) => {
+      if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
+    })
+    await listener.query(`listen "${schema.schema}_events"`)
+    try {
+      const marker = anEvent()
+      await append(narrow, [marker]) // its first lookup for listeners elsewhere answers
+      const calls = Array.from({ length: 4 }, (_, i) => Array.from({ length: 2 }, () => ({ stream: `narrow-${randomUUID()}`, events: [anEvent(i)], expected: 'no_stream' as const })))
+      const results = await Promise.all(calls.map((appends) => appendToStreams(appends)()))
+      for (const r of results) if (E.isLeft(r) || r.right.some(E.isLeft)) throw new Error('appendToStreams')
+      const ids = calls.map((appends) => appends.flatMap((a) => a.events.map((e) => e.eventId)))
+      await waitFor('the four announcements', () => ids.every((call) => payloads.some((p) => call.every((id) => p.includes(id)))), 3_000)
+      // Every event once, in the order of the calls' positions (each call's events in request order).
+      const byPosition = results.map((r, i) => ({ ids: ids[i] ?? [], at: E.isRight(r) ? String(r.right.map((x) => (E.isRight(x) ? x.right.position : ''))[0]) : '' }))
+      const inOrder = byPosition.sort((x, y) => (x.at < y.at ? -1 : 1)).flatMap((w) => w.ids)
+      await expectAnnounced(f, before, [marker.eventId, ...inOrder], 9)
+    } finally {
+      await listener.end()
+      await f.stop()
+      await narrow.close()
+    }
+  })
+
   it('an announcement waits for an older append still in flight, then comes after it; a rolled back one holds nothing', async () => {
     const f = await follower(schema, await head())
     const older = new Client({ connectionString: schema.url })
