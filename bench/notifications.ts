@@ -6,7 +6,8 @@
 // answered; then every one is delivered again (redelivered: verified, answered, nothing appended). The
 // bare baseline of the same run (bench/support/bare-receiver.ts): a node:http server that verifies the
 // same signature and INSERTs the notification into one table, idempotently. The RSS of `satang up` is
-// sampled over its whole load (and over --soak-minutes of redeliveries after it).
+// sampled over its whole load (and over --soak-minutes of redeliveries after it). Where the time goes:
+// the CPU each side's process(es) and its database's backends spent on the new notifications.
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,6 +15,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchContext, BenchResult } from './types.ts'
+import { backendCpuDuring, cpuSecondsOf } from './support/cpu.ts'
 import { countEvents, createBenchDatabase } from './support/databases.ts'
 import { MERCHANT_ID } from './support/event-log.ts'
 import { runJson, sampleMemory, startNode, supportScript } from './support/processes.ts'
@@ -58,6 +60,33 @@ export const signedBodies = async (ctx: BenchContext, gatewayPrivate: string, n:
   return file
 }
 
+/** CPU seconds one side spent on a load: its own process(es), and the backends of its database. */
+type CpuSpent = { readonly processes: number | null; readonly backends: number | null }
+
+/** Runs `load` while measuring the CPU of `pids` and of `dbName`'s backends (null where /proc cannot tell). */
+const cpuDuring = async <T>(pids: ReadonlyArray<number | undefined>, dbName: string, load: () => Promise<T>): Promise<{ readonly result: T; readonly cpu: CpuSpent }> => {
+  const total = async (): Promise<number | null> => {
+    const each = await Promise.all(pids.map((pid) => cpuSecondsOf(pid)))
+    return each.some((c) => c === null) ? null : each.reduce<number>((a, c) => a + (c ?? 0), 0)
+  }
+  const before = await total()
+  const { result, seconds } = await backendCpuDuring(dbName, load())
+  const after = await total()
+  return { result, cpu: { processes: before === null || after === null ? null : after - before, backends: seconds } }
+}
+
+/** Milliseconds of CPU per notification, or NaN when not measured. */
+const perNotification = (seconds: number | null, count: number): number => (seconds === null ? Number.NaN : round((seconds * 1000) / count, 2))
+
+/** A CPU row: satang's milliseconds per notification against the bare receiver's, with bare ÷ satang when both were measured. */
+const cpuRow = (name: string, satangMs: number, bare: { readonly name: string; readonly value: number }): BenchResult => ({
+  name,
+  value: satangMs,
+  unit: 'CPU ms',
+  baseline: bare,
+  ...(satangMs > 0 && bare.value > 0 ? { ratio: round(bare.value / satangMs, 2) } : {}),
+})
+
 type Setup = { readonly label: string; readonly processes: ReadonlyArray<SatangProcess>; readonly apiUrl: string; readonly measured: SatangProcess | undefined }
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
@@ -80,11 +109,14 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     const bareDb = await createBenchDatabase(ctx.databaseUrl, 'notifybare', ctx.log, { readModels: false })
     let bareNew: Load
     let bareAgain: Load
+    let bareCpu: CpuSpent
     const receiver = startNode([supportScript('bare-receiver.ts'), bareDb.url, files.gatewayPublic], process.env)
     try {
       const m = await receiver.waitFor(/"url":"(http:\/\/[^"]+)"/, 60_000)
       const url = m[1] ?? ''
-      bareNew = mustSucceed('bare, new', await runJson<Load>('notify-load.ts', [url, bodies, String(CONCURRENCY)]))
+      const measured = await cpuDuring([receiver.pid], bareDb.name, () => runJson<Load>('notify-load.ts', [url, bodies, String(CONCURRENCY)]))
+      bareNew = mustSucceed('bare, new', measured.result)
+      bareCpu = measured.cpu
       bareAgain = mustSucceed('bare, redelivered', await runJson<Load>('notify-load.ts', [url, bodies, String(CONCURRENCY)]))
     } finally {
       await receiver.stop()
@@ -118,7 +150,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
         const before = await countEvents(db.pool)
         const sampler = sampleMemory(setup.measured?.running.pid, 500)
         ctx.progress(`notifications, ${label}: ${fmt(n)} new…`)
-        const fresh = mustSucceed(`${label}, new`, await runJson<Load>('notify-load.ts', [setup.apiUrl, bodies, String(CONCURRENCY)]))
+        // The CPU of every satang process of the setup (the projector's too: it applies what the api records).
+        const measured = await cpuDuring(processes.map((p) => p.running.pid), db.name, () => runJson<Load>('notify-load.ts', [setup.apiUrl, bodies, String(CONCURRENCY)]))
+        const fresh = mustSucceed(`${label}, new`, measured.result)
         const afterNew = await countEvents(db.pool)
         const soak = label === 'satang up' ? ctx.sizes.soakMinutes * 60 : 0
         ctx.progress(`  new ${fmt(Math.round(rate(fresh)))}/s, p99 ${fresh.p99_ms.toFixed(1)} ms; ${fmt(n)} redelivered${soak > 0 ? `, again and again for ${String(ctx.sizes.soakMinutes)} min` : ''}…`)
@@ -130,6 +164,18 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
         const tag = label === 'satang up' ? 'satang up' : 'api + projector processes'
         out.push(
           { name: `new notifications/s (verify + record + respond), ${tag}, projector running`, value: round(rate(fresh)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + one INSERT + respond', value: round(rate(bareNew)) }, ratio: rateRatio(rate(fresh), rate(bareNew)), targets: [{ on: 'value', op: '>=', value: 2_000 }] },
+          // Where the time goes (the figures to read when other work shares the machine: on 2 busy cores the
+          // rates follow the CPU each side needs).
+          cpuRow(
+            `where the time goes, new notifications, ${tag}: CPU of satang's process${label === 'satang up' ? '' : 'es'} per notification (verify, read the order, decide, append${label === 'satang up' ? ', project' : '; the projector process projecting'})`,
+            perNotification(measured.cpu.processes, fresh.sent),
+            { name: 'CPU of the bare receiver process per notification (verify, INSERT, respond)', value: perNotification(bareCpu.processes, bareNew.sent) },
+          ),
+          cpuRow(
+            `where the time goes, new notifications, ${tag}: CPU of its database's PostgreSQL backends per notification (sampled from /proc)`,
+            perNotification(measured.cpu.backends, fresh.sent),
+            { name: 'CPU of the bare receiver database\'s backends per notification', value: perNotification(bareCpu.backends, bareNew.sent) },
+          ),
           { name: `new notifications p50, ${tag}`, value: round(fresh.p50_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p50', value: round(bareNew.p50_ms, 1) }, ratio: latencyRatio(fresh.p50_ms, bareNew.p50_ms) },
           { name: `new notifications p99, ${tag}`, value: round(fresh.p99_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p99', value: round(bareNew.p99_ms, 1) }, ratio: latencyRatio(fresh.p99_ms, bareNew.p99_ms), targets: [{ on: 'value', op: '<', value: 50 }] },
           { name: `redelivered notifications/s, ${tag}`, value: round(rate(again)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + INSERT … ON CONFLICT DO NOTHING', value: round(rate(bareAgain)) }, ratio: rateRatio(rate(again), rate(bareAgain)), targets: [{ on: 'value', op: '>=', value: 6_000 }] },

@@ -103,13 +103,17 @@ export const startNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): 
   return { child, pid: child.pid, output: () => out, waitFor, stop, exited }
 }
 
-/** Resident and peak resident memory of a process in MiB (VmRSS, VmHWM), from /proc; null once it is gone. */
+/** Resident and peak resident memory of a process in MiB (VmRSS, VmHWM), from /proc; null once it is gone (or ended and not yet reaped). */
 export const memoryOf = async (pid: number | undefined): Promise<{ rss: number; peak: number } | null> => {
   if (pid === undefined) return null
   const status = await readFile(`/proc/${String(pid)}/status`, 'utf8').catch(() => null)
   if (status === null) return null
   const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
+  const rss = kb('VmRSS')
+  const peak = kb('VmHWM')
+  // A process that has ended but is not yet reaped (a zombie) has no memory lines: nothing to report.
+  if (Number.isNaN(rss) || Number.isNaN(peak)) return null
+  return { rss: rss / 1024, peak: peak / 1024 }
 }
 
 export type RssSamples = { readonly stop: () => Promise<ReadonlyArray<{ readonly at: number; readonly rss: number; readonly peak: number }>> }

@@ -43,6 +43,7 @@ describe('npm run bench -- --quick', () => {
       ['notifications', /^new notifications\/s .*satang up/],
       ['notifications', /^new notifications p99, satang up/],
       ['notifications', /^redelivered notifications\/s, satang up/],
+      ['notifications', /^where the time goes, new notifications, satang up: CPU of satang's process per notification/],
       ['notifications', /^new notifications\/s .*api \+ projector/],
       ['notifications', /^redelivered notifications\/s, api \+ projector/],
       ['memory', /^RSS of satang up at start/],
