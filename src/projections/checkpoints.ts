@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Pool, PoolClient } from 'pg'
 import type { Position } from '../application/ports/event-store.ts'
 import { qualified } from './types.ts'
@@ -55,13 +56,26 @@ const toCheckpoint = (r: Row): Checkpoint => ({
   failure: r.failure === null ? null : { at: r.failed_at ?? r.updated_at, message: r.failure, stream: r.failure_stream, position: r.failure_position },
 })
 
+/**
+ * A statement every batch runs, prepared once per connection (as the event store's are): its name is
+ * a digest of its text, which holds the schema, so two schemas never share a name.
+ */
+const prepared = new Map<string, { readonly name: string; readonly text: string }>()
+const preparedStatement = (text: string): { readonly name: string; readonly text: string } => {
+  let statement = prepared.get(text)
+  if (statement === undefined) {
+    statement = { name: `satang_cp_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text }
+    prepared.set(text, statement)
+  }
+  return statement
+}
+
 /** The checkpoints of `names` (missing rows are absent from the map); `forUpdate` locks them for this transaction. */
 export const readCheckpoints = async (db: Pool | PoolClient, schema: string, names: ReadonlyArray<string>, forUpdate = false): Promise<ReadonlyMap<string, Checkpoint>> => {
-  const { rows } = await db.query<Row>(
-    `select name, position, last_recorded_at, events_applied::text, updated_at, failed_at, failure, failure_stream, failure_position
-       from ${qualified(schema, CHECKPOINTS_TABLE)} where name = any($1::text[]) order by name${forUpdate ? ' for update' : ''}`,
-    [names],
-  )
+  const text = `select name, position, last_recorded_at, events_applied::text, updated_at, failed_at, failure, failure_stream, failure_position
+       from ${qualified(schema, CHECKPOINTS_TABLE)} where name = any($1::text[]) order by name${forUpdate ? ' for update' : ''}`
+  // The locking read runs in every batch's transaction: prepared once per connection.
+  const { rows } = await db.query<Row>(forUpdate ? { ...preparedStatement(text), values: [names] } : { text, values: [names] })
   return new Map(rows.map((r) => [r.name, toCheckpoint(r)]))
 }
 
@@ -72,13 +86,11 @@ export const ensureCheckpoints = async (db: Pool | PoolClient, schema: string, n
 
 /** Moves a checkpoint after a batch; clears a recorded failure (the projection got past it). */
 export const advanceCheckpoint = async (client: PoolClient, schema: string, name: string, position: Position, recordedAt: Date, applied: number): Promise<void> => {
-  await client.query(
-    `update ${qualified(schema, CHECKPOINTS_TABLE)}
+  const text = `update ${qualified(schema, CHECKPOINTS_TABLE)}
         set position = $2, last_recorded_at = $3, events_applied = events_applied + $4, updated_at = now(),
             failed_at = null, failure = null, failure_stream = null, failure_position = null
-      where name = $1`,
-    [name, position, recordedAt, applied],
-  )
+      where name = $1`
+  await client.query({ ...preparedStatement(text), values: [name, position, recordedAt, applied] })
 }
 
 /** Stops a projection: the checkpoint stays before the event it could not apply. */
