@@ -8,6 +8,7 @@ import type { TokenMatcher } from './api-tokens.ts'
 import { registerErrorShapes, sendError } from './errors.ts'
 import { DEFAULT_MAX_FIELD_LENGTH, registerFieldLimits, registerJsonBodies } from './json-body.ts'
 import { registerOpenApi, registerOpenApiRoute } from './openapi.ts'
+import { lazyRequestLogger } from './request-logger.ts'
 import { observeRequests } from './request-observer.ts'
 import { MAX_PATH_PARAM_LENGTH, frameworkErrors, registerRoutingErrors } from './routing.ts'
 
@@ -219,6 +220,8 @@ export const makeMetricsServer = (deps: { readonly log: Logger; readonly metrics
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log made when a request first logs (request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: 1024,
     requestTimeout: 30_000,
     forceCloseConnections: 'idle',
@@ -236,6 +239,8 @@ export const makeHttpServer = (deps: HttpServerDeps): FastifyInstance => {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log made when a request first logs (request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Callbacks and the API are small requests; a stalled client must not keep a connection forever.
     requestTimeout: 30_000,
