@@ -103,6 +103,17 @@ const follower = async (
 }
 
 const head = async (): Promise<Position> => append(writer, [anEvent()])
+/** A plain LISTEN connection on the schema's channel, keeping every payload it hears (announcements and bare wake-ups alike). */
+const channelListener = async (): Promise<{ client: Client; payloads: string[] }> => {
+  const client = new Client({ connectionString: schema.url })
+  await client.connect()
+  const payloads: string[] = []
+  client.on('notification', (n) => {
+    if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
+  })
+  await client.query(`listen "${schema.schema}_events"`)
+  return { client, payloads }
+}
 
 type Follower = Awaited<ReturnType<typeof follower>>
 
@@ -243,13 +254,7 @@ describe('announcements', () => {
     const appendToStreams = narrow.appendToStreams
     if (appendToStreams === undefined) throw new Error('the PostgreSQL store appends to several streams')
     const { f, before } = await quietFollower()
-    const listener = new Client({ connectionString: schema.url })
-    await listener.connect()
-    const payloads: string[] = []
-    listener.on('notification', (n) => {
-      if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
-    })
-    await listener.query(`listen "${schema.schema}_events"`)
+    const { client: listener, payloads } = await channelListener()
     try {
       const marker = anEvent()
       await append(narrow, [marker]) // its first lookup for listeners elsewhere answers
@@ -259,8 +264,14 @@ describe('announcements', () => {
       const ids = calls.map((appends) => appends.flatMap((a) => a.events.map((e) => e.eventId)))
       await waitFor('the four announcements', () => ids.every((call) => payloads.some((p) => call.every((id) => p.includes(id)))), 3_000)
       // Every event once, in the order of the calls' positions (each call's events in request order).
-      const byPosition = results.map((r, i) => ({ ids: ids[i] ?? [], at: E.isRight(r) ? String(r.right.map((x) => (E.isRight(x) ? x.right.position : ''))[0]) : '' }))
-      const inOrder = byPosition.sort((x, y) => (x.at < y.at ? -1 : 1)).flatMap((w) => w.ids)
+      const firstPosition = (r: (typeof results)[number]): string => {
+        const first = E.isRight(r) ? r.right[0] : undefined
+        return first !== undefined && E.isRight(first) ? first.right.position : ''
+      }
+      const inOrder = results
+        .map((r, i) => ({ ids: ids[i] ?? [], at: firstPosition(r) }))
+        .sort((x, y) => (x.at < y.at ? -1 : 1))
+        .flatMap((w) => w.ids)
       await expectAnnounced(f, before, [marker.eventId, ...inOrder], 9)
     } finally {
       await listener.end()
@@ -382,13 +393,7 @@ describe('announcements', () => {
 
   it('announces only while a subscriber of this schema listens elsewhere: with none, appends send bare wake-ups; once one listens, announcements again', async () => {
     const lone = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema })
-    const raw = new Client({ connectionString: schema.url })
-    await raw.connect()
-    const payloads: string[] = []
-    raw.on('notification', (n) => {
-      if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
-    })
-    await raw.query(`listen "${schema.schema}_events"`)
+    const { client: raw, payloads } = await channelListener()
     const satangListeners = async (): Promise<number> =>
       (await raw.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'satang-listen-%'`)).rows[0]?.n ?? -1
     let f: Awaited<ReturnType<typeof follower>> | undefined
@@ -434,13 +439,7 @@ describe('announcements', () => {
     // the rule rightly kept announcing (docs/architecture.md "Live following").
     const busy = makePostgresEventStore({ pool: busyPool, log }, { schema: schema.schema, listenerLookupMs: 0, announceLimits: { perSecond: 20 } })
     const f = await follower(schema, await head())
-    const listener = new Client({ connectionString: schema.url })
-    await listener.connect()
-    const payloads: string[] = []
-    listener.on('notification', (n) => {
-      if (n.channel === `${schema.schema}_events`) payloads.push(n.payload ?? '')
-    })
-    await listener.query(`listen "${schema.schema}_events"`)
+    const { client: listener, payloads } = await channelListener()
     try {
       await f.caughtUp()
       await append(busy, [anEvent()]) // its lookup finds the follower
