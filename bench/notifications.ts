@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadSigningVectors } from '../test/support/vectors.ts'
-import type { BenchContext, BenchResult } from './types.ts'
+import type { BenchContext, BenchResult, Target } from './types.ts'
 import { backendCpuDuring, cpuSecondsOf } from './support/cpu.ts'
 import { countEvents, createBenchDatabase } from './support/databases.ts'
 import { MERCHANT_ID } from './support/event-log.ts'
@@ -24,6 +24,8 @@ import { startSandboxProcess } from './support/sandbox-process.ts'
 import { fmt, latencyRatio, rateRatio, round } from './support/stats.ts'
 
 const CONCURRENCY = 32
+/** Issue 28: the p99 of new notifications within 1.5× the bare receiver's (latency ratio bare ÷ satang). */
+const P99_RATIO = 1 / 1.5
 const CACHE = fileURLToPath(new URL('./results/cache/', import.meta.url))
 
 type Load = { sent: number; failures: number; firstFailure: string | null; seconds: number; p50_ms: number; p99_ms: number; max_ms: number }
@@ -124,6 +126,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     }
     ctx.progress(`  bare: new ${fmt(Math.round(rate(bareNew)))}/s (p99 ${bareNew.p99_ms.toFixed(1)} ms), redelivered ${fmt(Math.round(rate(bareAgain)))}/s`)
 
+    // The satang up setup's ratio of new notifications to the bare receiver's, the two-process setup's target.
+    let upNewRatio: number | undefined
     for (const label of ['satang up', 'api + projector'] as const) {
       const db = await createBenchDatabase(ctx.databaseUrl, label === 'satang up' ? 'notifyup' : 'notifyroles', ctx.log)
       const processes: SatangProcess[] = []
@@ -162,8 +166,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
         ctx.progress(`  redelivered ${fmt(Math.round(rate(again)))}/s; projector catching up…`)
         await waitForProjections(db.pool, ctx.log, 600_000, ctx.progress)
         const tag = label === 'satang up' ? 'satang up' : 'api + projector processes'
+        const newRatio = rateRatio(rate(fresh), rate(bareNew))
+        // Issue 16's figures on the values; issue 28's on the ratios: satang up at 0.8 of the bare
+        // receiver and its p99 within 1.5× of the bare p99; the two-process setup at least at the
+        // ratio satang up had in this run (splitting the roles must not cost throughput).
+        const newRateTargets: Target[] =
+          label === 'satang up' ? [{ on: 'ratio', op: '>=', value: 0.8 }] : upNewRatio === undefined ? [] : [{ on: 'ratio', op: '>=', value: upNewRatio }]
+        if (label === 'satang up') upNewRatio = newRatio
         out.push(
-          { name: `new notifications/s (verify + record + respond), ${tag}, projector running`, value: round(rate(fresh)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + one INSERT + respond', value: round(rate(bareNew)) }, ratio: rateRatio(rate(fresh), rate(bareNew)), targets: [{ on: 'value', op: '>=', value: 2_000 }] },
+          { name: `new notifications/s (verify + record + respond), ${tag}, projector running`, value: round(rate(fresh)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + one INSERT + respond', value: round(rate(bareNew)) }, ratio: newRatio, targets: [{ on: 'value', op: '>=', value: 2_000 }, ...newRateTargets] },
           // Where the time goes (the figures to read when other work shares the machine: on 2 busy cores the
           // rates follow the CPU each side needs).
           cpuRow(
@@ -177,7 +188,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
             { name: 'CPU of the bare receiver database\'s backends per notification', value: perNotification(bareCpu.backends, bareNew.sent) },
           ),
           { name: `new notifications p50, ${tag}`, value: round(fresh.p50_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p50', value: round(bareNew.p50_ms, 1) }, ratio: latencyRatio(fresh.p50_ms, bareNew.p50_ms) },
-          { name: `new notifications p99, ${tag}`, value: round(fresh.p99_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p99', value: round(bareNew.p99_ms, 1) }, ratio: latencyRatio(fresh.p99_ms, bareNew.p99_ms), targets: [{ on: 'value', op: '<', value: 50 }] },
+          { name: `new notifications p99, ${tag}`, value: round(fresh.p99_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p99', value: round(bareNew.p99_ms, 1) }, ratio: latencyRatio(fresh.p99_ms, bareNew.p99_ms), targets: [{ on: 'value', op: '<', value: 50 }, ...(label === 'satang up' ? [{ on: 'ratio' as const, op: '>=' as const, value: P99_RATIO }] : [])] },
           { name: `redelivered notifications/s, ${tag}`, value: round(rate(again)), unit: 'notifications/s', baseline: { name: 'bare receiver: verify + INSERT … ON CONFLICT DO NOTHING', value: round(rate(bareAgain)) }, ratio: rateRatio(rate(again), rate(bareAgain)), targets: [{ on: 'value', op: '>=', value: 6_000 }] },
           { name: `redelivered notifications p99, ${tag}`, value: round(again.p99_ms, 1), unit: 'ms', baseline: { name: 'bare receiver p99', value: round(bareAgain.p99_ms, 1) }, ratio: latencyRatio(again.p99_ms, bareAgain.p99_ms) },
           { name: `events appended per new notification, ${tag}`, value: round((afterNew - before) / n, 2), unit: 'events' },

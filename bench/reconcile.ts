@@ -1,4 +1,4 @@
-// The reconciliation benchmark: 100,000 paid orders (SATANG_BENCH_RECONCILE_ORDERS) reconciled against
+// The reconciliation benchmark: 100,000 paid orders (--reconcile-orders) reconciled against
 // `satang sandbox` over loopback (rate limit off), by `satang reconcile` as a process of its own, and the
 // bare baseline measured in the same run: the same number of signed payment queries sent straight to
 // the sandbox with the same concurrency, recording nothing (bench/support/query-load.ts, its own
@@ -32,7 +32,6 @@ import { SATANG_BIN, startSandboxProcess } from './support/sandbox-process.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
 const MERCHANT_ID = '140000000000000001'
-const ORDERS = Number(process.env['SATANG_BENCH_RECONCILE_ORDERS'] ?? '100000')
 const CONCURRENCY = 16
 const SEED_CHUNK = 2_000
 const LOAD = fileURLToPath(new URL('./support/query-load.ts', import.meta.url))
@@ -75,6 +74,7 @@ const runProcess = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, wrapper
   })
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
+  const ORDERS = ctx.sizes.reconcileOrders
   const vectors = loadSigningVectors()
   const dir = await mkdtemp(join(tmpdir(), 'satang-bench-reconcile-'))
   const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
@@ -197,7 +197,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
         // Issue 28: reconciliation at 0.8 of the bare signed queries.
         targets: [{ on: 'ratio', op: '>=', value: 0.8 }],
       },
-      { name: `reconcile: run time for ${ORDERS.toLocaleString('en-US')} orders (run stream started → completed)`, value: round(runSeconds, 1), unit: 's', target: { op: '<=', value: 60 } },
+      // The group's own figure since it was added: 60 s for 100,000 orders, in proportion for other sizes.
+      { name: `reconcile: run time for ${ORDERS.toLocaleString('en-US')} orders (run stream started → completed)`, value: round(runSeconds, 1), unit: 's', target: { op: '<=', value: round((60 * ORDERS) / 100_000, 1) } },
       { name: 'reconcile: process wall time (start-up, read-model checks, run, exit)', value: round(reconciled.seconds, 1), unit: 's' },
       { name: `baseline: signed payment queries/s straight to the sandbox, nothing recorded (same client, concurrency ${String(CONCURRENCY)}, own process)`, value: round(baseRate), unit: 'queries/s' },
       { name: 'reconcile rate / baseline rate', value: round(rate / baseRate, 2), unit: 'ratio' },

@@ -1,7 +1,8 @@
-// `npm run bench [-- options]`: the hot-path figures of issue 16 (groups notifications, projections,
-// store, scale), each against a bare baseline measured in the same run, with the issue's targets; the
-// older benches (signing, sandbox, relay, reconcile, console) by name with --only. Prints a table and
-// writes JSON (default bench/results/latest.json). Exit code 1 when a target is missed or a group failed.
+// `npm run bench [-- options]`: the hot-path figures of issues 16 and 28 (groups notifications, memory,
+// projections, store, scale, cli, reconcile), each against a bare baseline measured in the same run,
+// with the issues' targets; the older benches (signing, sandbox, relay, console) by name with --only.
+// Prints a table and writes JSON (default bench/results/latest.json). Exit code 1 when a target is
+// missed or a group failed.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,9 +15,9 @@ import { cleanUp } from './support/shared-log.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** The default run, in this order (projections needs the shared log before the store figures append to it). */
-const DEFAULT_GROUPS = ['notifications', 'memory', 'projections', 'store', 'scale', 'cli']
-const DEFAULTS: BenchSizes = { events: 100_000, largeEvents: 1_000_000, notifications: 20_000, appendSeconds: 3, rounds: 2, liveSeconds: 8, liveRate: 400, soakMinutes: 0, orders: 0 }
-const QUICK: BenchSizes = { events: 4_000, largeEvents: 12_000, notifications: 300, appendSeconds: 0.5, rounds: 1, liveSeconds: 1, liveRate: 200, soakMinutes: 0, orders: 0 }
+const DEFAULT_GROUPS = ['notifications', 'memory', 'projections', 'store', 'scale', 'cli', 'reconcile']
+const DEFAULTS: BenchSizes = { events: 100_000, largeEvents: 1_000_000, notifications: 20_000, appendSeconds: 3, rounds: 2, liveSeconds: 8, liveRate: 400, soakMinutes: 0, orders: 0, reconcileOrders: 100_000 }
+const QUICK: BenchSizes = { events: 4_000, largeEvents: 12_000, notifications: 300, appendSeconds: 0.5, rounds: 1, liveSeconds: 1, liveRate: 200, soakMinutes: 0, orders: 0, reconcileOrders: 2_000 }
 
 const modules = readdirSync(here)
   .filter((f) => f.endsWith('.ts') && !['run.ts', 'types.ts'].includes(f))
@@ -42,6 +43,8 @@ Options:
   --soak-minutes M        keep redelivering to satang up for M minutes while its RSS is sampled (default 0: one pass)
   --orders N              the memory group also measures with N checkouts in the log (the issue's larger size:
                           200,000; default none: only --notifications of them)
+  --reconcile-orders N    paid orders the reconcile group reconciles against satang sandbox (default
+                          ${DEFAULTS.reconcileOrders.toLocaleString('en-US')}; SATANG_BENCH_RECONCILE_ORDERS also sets it)
   --rebuild-command       the Memory step (group scale) runs satang project --rebuild, one pass per read
                           model, instead of satang project from empty read models (one pass for all)
   --out FILE              where the JSON goes (default bench/results/latest.json)
@@ -64,6 +67,7 @@ const { values } = parseArgs({
     'live-rate': { type: 'string' },
     'soak-minutes': { type: 'string' },
     orders: { type: 'string' },
+    'reconcile-orders': { type: 'string' },
     'rebuild-command': { type: 'boolean' },
     out: { type: 'string', default: join(here, 'results', 'latest.json') },
     help: { type: 'boolean', short: 'h' },
@@ -93,6 +97,7 @@ const sizes: BenchSizes = {
   liveRate: number('live-rate', values['live-rate'], base.liveRate, 8),
   soakMinutes: number('soak-minutes', values['soak-minutes'], base.soakMinutes, 0),
   orders: number('orders', values.orders, base.orders, 0),
+  reconcileOrders: number('reconcile-orders', values['reconcile-orders'] ?? process.env['SATANG_BENCH_RECONCILE_ORDERS'], base.reconcileOrders, 16),
 }
 if (sizes.largeEvents <= sizes.events) fail(`--large-events (${String(sizes.largeEvents)}) must be larger than --events (${String(sizes.events)})`)
 const selected = values.only === undefined ? DEFAULT_GROUPS : values.only.split(',').map((s) => s.trim())

@@ -41,6 +41,8 @@ export type BenchSizes = {
   readonly soakMinutes: number
   /** Checkouts in the log for the memory group's second, larger size (0: none). */
   readonly orders: number
+  /** Paid orders the reconcile group reconciles against the sandbox. */
+  readonly reconcileOrders: number
 }
 
 export type BenchContext = {

@@ -62,6 +62,7 @@ describe('npm run bench -- --quick', () => {
       ['scale', /^read-all catch-up, per event/],
       ['scale', /^live delivery p99, 8 writers .*(?<!÷ bare)$/],
       ['scale', /^projection catch-up into every read model/],
+      ['reconcile', /^reconcile: orders reconciled\/s/],
     ]
     for (const [group, name] of expected) {
       const row = report.results.find((x) => x.group === group && name.test(x.name))
