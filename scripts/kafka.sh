@@ -74,6 +74,13 @@ our_pid() {
   echo "$pid"
 }
 
+# Whether process $1 exists and has not ended (a zombie not yet reaped has ended).
+running() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
 need_java() {
   command -v java >/dev/null || fail "java is not installed (Kafka $version needs Java 17 or newer)"
   local major
@@ -223,10 +230,13 @@ start() {
   # shellcheck disable=SC2086 # $heap holds several options
   setsid java $heap -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$log_config" -cp "$libs/*" kafka.Kafka "$props" \
     >>"$run_dir/stdout.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$pid_file"
+  local launched=$!
+  echo "$launched" >"$pid_file"
   local waited=0
   until answers "$port" && answers "$secure_port" && grep -q "Kafka Server started" "$log_file" 2>/dev/null; do
-    if ! our_pid >/dev/null; then
+    # Whether the process launched is still there, not whether it is the broker yet: until setsid has
+    # exec'd java, its command line is still this script's (on a busy machine, for a while).
+    if ! running "$launched"; then
       fail "the broker exited during start-up: $(tail -n 20 "$run_dir/stdout.log" "$log_file" 2>/dev/null)"
     fi
     if [ "$waited" -ge $((start_timeout * 4)) ]; then

@@ -1,0 +1,75 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { scriptBrokerSkipReason } from '../support/kafka.ts'
+import { freePort } from '../support/ports.ts'
+
+// scripts/kafka.sh start launches the broker as `setsid java … kafka.Kafka <config>` in the background
+// and watches the process it launched until the broker answers. Until setsid has exec'd java, that
+// process's command line is still the script's own; on a busy machine (CI, tests three files at a
+// time) the first look can fall in that moment. The script once took it for a broker that had exited,
+// failed the start and left the broker starting behind it (a flaky failure of the readiness test's
+// broker restart). Here a `java` first on PATH holds the moment open for a second before it becomes
+// the real java, with the same pid, for the broker only.
+
+const KAFKA_SH = fileURLToPath(new URL('../../scripts/kafka.sh', import.meta.url))
+
+const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('bash', [KAFKA_SH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+
+const kafkaSkip = await scriptBrokerSkipReason()
+if (kafkaSkip !== undefined) console.info(`scripts/kafka.sh start test skipped: ${kafkaSkip}`)
+
+describe.skipIf(kafkaSkip !== undefined)('scripts/kafka.sh start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-kafka-start-'))
+  const runDir = join(dir, 'run')
+  let env: NodeJS.ProcessEnv = {}
+  afterAll(async () => {
+    await run(['stop'], env)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('waits for a broker whose java is not yet exec\'d when the script first looks, and starts it once', async () => {
+    const realJava = spawnSync('bash', ['-c', 'command -v java'], { encoding: 'utf8' }).stdout.trim()
+    expect(realJava).not.toBe('')
+    const shims = join(dir, 'bin')
+    spawnSync('mkdir', ['-p', shims])
+    // For the broker only: keep the arguments in a file, become a bash whose command line does not name
+    // kafka.Kafka, wait a second, then exec the real java with them (same pid, as setsid's exec is).
+    const shim = join(shims, 'java')
+    writeFileSync(
+      shim,
+      `#!/bin/bash
+case " $* " in
+  *" kafka.Kafka "*)
+    args=$(mktemp)
+    printf '%s\\0' "$@" >"$args"
+    export SHIM_ARGS=$args
+    exec bash -c 'sleep 1; mapfile -d "" a <"$SHIM_ARGS"; rm -f "$SHIM_ARGS"; exec ${realJava} "\${a[@]}"'
+    ;;
+esac
+exec ${realJava} "$@"
+`,
+    )
+    chmodSync(shim, 0o755)
+    const port = await freePort()
+    env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir, PATH: `${shims}:${process.env['PATH'] ?? ''}` }
+    const started = await run(['start'], env)
+    expect(started.output).not.toMatch(/exited during start-up/)
+    expect(started.code, started.output).toBe(0)
+    expect(started.output).toContain(`127.0.0.1:${String(port)}`)
+    const status = await run(['status'], env)
+    expect(status.code, status.output).toBe(0)
+    expect(status.output).toMatch(/running \(pid \d+\)/)
+  }, 180_000)
+})
