@@ -118,8 +118,15 @@ export function* packRequests(events: Iterable<RecordedEvent>, source: string, m
   if (count > 0) yield finish(at, count, bytes)
 }
 
-// Header names as bytes, made once (each record's headers are a Map of its own).
-const headerNameBytes = HEADER_NAMES.map((name) => Buffer.from(name, 'utf8'))
+// The contract's header names as bytes, made once for every record this adapter builds (each record's
+// headers are a Map of its own, keyed by these).
+const HEADER_NAME_BYTES = HEADER_NAMES.map((name) => Buffer.from(name, 'utf8'))
+
+/** The bytes of a header name: the ones made once for the contract's names, fresh ones for any other. */
+export const headerNameBytes = (name: string): Buffer => {
+  const index = HEADER_INDEX.get(name)
+  return (index === undefined ? undefined : HEADER_NAME_BYTES[index]) ?? Buffer.from(name, 'utf8')
+}
 
 /** The records of a packed request, for `topic`: keys, values and header values are views of `buffer`. */
 export const unpackRecords = (topic: string, buffer: ArrayBuffer, length: number): KafkaRecord[] => {
@@ -142,7 +149,7 @@ export const unpackRecords = (topic: string, buffer: ArrayBuffer, length: number
     at += 1
     const headers = new Map<Buffer, Buffer>()
     for (let h = 0; h < headerCount; h++) {
-      const name = headerNameBytes[buf.readUInt8(at)]
+      const name = HEADER_NAME_BYTES[buf.readUInt8(at)]
       at += 1
       if (name === undefined) throw new Error('unpackRecords: a header name index out of range (a defect of packRequests)')
       headers.set(name, bytes())

@@ -6,7 +6,7 @@ import type { RecordedEvent } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import type { SecurityDescription } from './errors.ts'
 import { headersOf, type OutgoingMessage } from './message.ts'
-import { packRequests, type KafkaRecord } from './packed-records.ts'
+import { headerNameBytes, packRequests, type KafkaRecord } from './packed-records.ts'
 import type { FromProducerThread, ProducerThreadConfig, ThreadFailure, ToProducerThread } from './producer-thread.ts'
 
 export type { KafkaRecord } from './packed-records.ts'
@@ -241,17 +241,6 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
   return { prepare, publish, close }
 }
 
-// Header names are a fixed set: their bytes are made once (each record's headers are a Map of its own).
-const headerNames = new Map<string, Buffer>()
-const headerName = (name: string): Buffer => {
-  let b = headerNames.get(name)
-  if (b === undefined) {
-    b = Buffer.from(name, 'utf8')
-    headerNames.set(name, b)
-  }
-  return b
-}
-
 /** A record from its texts, and its bytes (key, value, header names and values). */
 const recordFrom = (topic: string, key: string, value: string, texts: Readonly<Record<string, string>>, timestamp: bigint): { readonly record: KafkaRecord; readonly bytes: number } => {
   const keyBytes = Buffer.from(key, 'utf8')
@@ -259,7 +248,7 @@ const recordFrom = (topic: string, key: string, value: string, texts: Readonly<R
   const headers = new Map<Buffer, Buffer>()
   let bytes = keyBytes.length + valueBytes.length
   for (const name in texts) {
-    const n = headerName(name)
+    const n = headerNameBytes(name)
     const v = Buffer.from(texts[name] ?? '', 'utf8')
     headers.set(n, v)
     bytes += n.length + v.length

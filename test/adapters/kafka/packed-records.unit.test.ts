@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { HEADER_NAMES, packRequests, unpackRecords, type KafkaRecord } from '../../../src/adapters/kafka/packed-records.ts'
+import { HEADER_NAMES, headerNameBytes, packRequests, unpackRecords, type KafkaRecord } from '../../../src/adapters/kafka/packed-records.ts'
 import { kafkaRecordOf, requestsFrom } from '../../../src/adapters/kafka/publisher.ts'
 import { HEADERS } from '../../../src/adapters/kafka/message.ts'
 import { Position, type RecordedEvent } from '../../../src/application/ports/event-store.ts'
@@ -42,6 +42,23 @@ const roundTrip = (events: ReadonlyArray<RecordedEvent>, maxBytes: number) =>
 describe('packed records (relay thread → producer thread)', () => {
   it('every header name of the contract has an index', () => {
     expect([...HEADER_NAMES].sort()).toEqual(Object.values(HEADERS).sort())
+  })
+
+  it('header names are made into bytes once for the whole adapter: kafkaRecordOf and unpackRecords key their headers by the same buffers', () => {
+    for (const name of HEADER_NAMES) {
+      expect(headerNameBytes(name)).toBe(headerNameBytes(name))
+      expect(headerNameBytes(name).toString('utf8')).toBe(name)
+    }
+    expect(headerNameBytes('x-not-in-the-contract').toString('utf8')).toBe('x-not-in-the-contract')
+    const e = eventNo(1)
+    const direct = [...kafkaRecordOf('t', e, '/satang').record.headers.keys()]
+    const unpacked = [...packRequests([e], '/satang', 1_000_000)].flatMap((r) => unpackRecords('t', r.buffer, r.length)).flatMap((r) => [...r.headers.keys()])
+    expect(direct.length).toBeGreaterThan(0)
+    expect(unpacked).toHaveLength(direct.length)
+    for (const [i, name] of direct.entries()) {
+      expect(name).toBe(headerNameBytes(name.toString('utf8')))
+      expect(unpacked[i]).toBe(name)
+    }
   })
 
   it('reads back the same bytes as kafkaRecordOf, in order: Thai text, a traceparent, empty data, revision 0', () => {
