@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { scriptBrokerSkipReason } from '../support/kafka.ts'
-import { freePort } from '../support/ports.ts'
+import { freePortRun } from '../support/ports.ts'
 
 // scripts/kafka.sh start launches the broker as `setsid java … kafka.Kafka <config>` in the background
 // and watches the process it launched until the broker answers. Until setsid has exec'd java, that
@@ -62,7 +62,7 @@ exec ${realJava} "$@"
 `,
     )
     chmodSync(shim, 0o755)
-    const port = await freePort()
+    const port = await freePortRun(3)
     env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir, PATH: `${shims}:${process.env['PATH'] ?? ''}` }
     const started = await run(['start'], env)
     expect(started.output).not.toMatch(/exited during start-up/)

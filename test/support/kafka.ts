@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import kafkajs, { type IHeaders } from 'kafkajs'
 import { GenericContainer, type StartedTestContainer } from 'testcontainers'
-import { freePort } from './ports.ts'
+import { freePort, freePortRun } from './ports.ts'
 import { dockerProblem } from './docker.ts'
 import { filterKafkajsNegativeTimeoutWarning } from './kafkajs-warning.ts'
 
@@ -126,7 +126,8 @@ export const scriptBrokerSkipReason = async (): Promise<string | undefined> => {
 
 /** A broker on a free port with its own run folder; not started yet. */
 export const scriptBroker = async (): Promise<ScriptBroker> => {
-  const port = await freePort()
+  // The broker's port and the two scripts/kafka.sh derives from it (controller, secure listener).
+  const port = await freePortRun(3)
   const runDir = await mkdtemp(join(tmpdir(), 'satang-kafka-test-'))
   const env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir }
   const must = async (command: string): Promise<void> => {
