@@ -1,10 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { scriptBrokerSkipReason } from '../support/kafka.ts'
+import { runKafkaScript, scriptBrokerSkipReason } from '../support/kafka.ts'
 import { freePortRun } from '../support/ports.ts'
 
 // scripts/kafka.sh start launches the broker as `setsid java … kafka.Kafka <config>` in the background
@@ -15,18 +14,6 @@ import { freePortRun } from '../support/ports.ts'
 // broker restart). Here a `java` first on PATH holds the moment open for a second before it becomes
 // the real java, with the same pid, for the broker only.
 
-const KAFKA_SH = fileURLToPath(new URL('../../scripts/kafka.sh', import.meta.url))
-
-const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn('bash', [KAFKA_SH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, output }))
-  })
-
 const kafkaSkip = await scriptBrokerSkipReason()
 if (kafkaSkip !== undefined) console.info(`scripts/kafka.sh start test skipped: ${kafkaSkip}`)
 
@@ -35,7 +22,7 @@ describe.skipIf(kafkaSkip !== undefined)('scripts/kafka.sh start', () => {
   const runDir = join(dir, 'run')
   let env: NodeJS.ProcessEnv = {}
   afterAll(async () => {
-    await run(['stop'], env)
+    await runKafkaScript(['stop'], env)
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -43,7 +30,7 @@ describe.skipIf(kafkaSkip !== undefined)('scripts/kafka.sh start', () => {
     const realJava = spawnSync('bash', ['-c', 'command -v java'], { encoding: 'utf8' }).stdout.trim()
     expect(realJava).not.toBe('')
     const shims = join(dir, 'bin')
-    spawnSync('mkdir', ['-p', shims])
+    mkdirSync(shims, { recursive: true })
     // For the broker only: keep the arguments in a file, become a bash whose command line does not name
     // kafka.Kafka, wait a second, then exec the real java with them (same pid, as setsid's exec is).
     const shim = join(shims, 'java')
@@ -64,11 +51,11 @@ exec ${realJava} "$@"
     chmodSync(shim, 0o755)
     const port = await freePortRun(3)
     env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir, PATH: `${shims}:${process.env['PATH'] ?? ''}` }
-    const started = await run(['start'], env)
+    const started = await runKafkaScript(['start'], env)
     expect(started.output).not.toMatch(/exited during start-up/)
     expect(started.code, started.output).toBe(0)
     expect(started.output).toContain(`127.0.0.1:${String(port)}`)
-    const status = await run(['status'], env)
+    const status = await runKafkaScript(['status'], env)
     expect(status.code, status.output).toBe(0)
     expect(status.output).toMatch(/running \(pid \d+\)/)
   }, 180_000)

@@ -104,7 +104,8 @@ export type ScriptBroker = { readonly brokers: ReadonlyArray<string>; readonly s
 
 const KAFKA_SH = fileURLToPath(new URL('../../scripts/kafka.sh', import.meta.url))
 
-const runScript = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> =>
+/** Runs scripts/kafka.sh with `args`, `env` added to this process's; its exit code and everything it printed. */
+export const runKafkaScript = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve, reject) => {
     const child = spawn('bash', [KAFKA_SH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
@@ -131,7 +132,7 @@ export const scriptBroker = async (): Promise<ScriptBroker> => {
   const runDir = await mkdtemp(join(tmpdir(), 'satang-kafka-test-'))
   const env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir }
   const must = async (command: string): Promise<void> => {
-    const r = await runScript([command], env)
+    const r = await runKafkaScript([command], env)
     if (r.code !== 0) throw new Error(`scripts/kafka.sh ${command} failed (${String(r.code)}):\n${r.output}`)
   }
   return {
@@ -139,7 +140,7 @@ export const scriptBroker = async (): Promise<ScriptBroker> => {
     start: () => must('start'),
     stop: () => must('stop'),
     remove: async () => {
-      await runScript(['stop'], env)
+      await runKafkaScript(['stop'], env)
       await rm(runDir, { recursive: true, force: true })
     },
   }

@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
-/** A TCP port on 127.0.0.1 held by a listener until `release` (to test what happens when a port is taken). */
-export const takenPort = (): Promise<{ readonly port: number; readonly release: () => Promise<void> }> =>
+/**
+ * A TCP port on 127.0.0.1 held by a listener until `release` (to test what happens when a port is
+ * taken): `port`, or one the OS picks (0).
+ */
+export const takenPort = (port = 0): Promise<{ readonly port: number; readonly release: () => Promise<void> }> =>
   new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address()
       const port = typeof address === 'object' && address !== null ? address.port : 0
       const release = (): Promise<void> => new Promise((closed) => server.close(() => closed()))
@@ -24,11 +27,13 @@ export const freePort = async (): Promise<number> => {
 
 /** Whether a listener can be opened on 127.0.0.1:`port` now (it is closed again at once). */
 const bindable = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer()
-    server.once('error', () => resolve(false))
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
-  })
+  takenPort(port).then(
+    async (taken) => {
+      await taken.release()
+      return true
+    },
+    () => false,
+  )
 
 /**
  * `count` consecutive TCP ports on 127.0.0.1, free a moment ago, for a program that derives ports from

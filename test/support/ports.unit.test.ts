@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { freePortRun } from './ports.ts'
-
-const listen = (port: number): Promise<Server> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => resolve(server))
-  })
+import { freePortRun, takenPort } from './ports.ts'
 
 describe('freePortRun (ports for scripts/kafka.sh, which derives two from the first)', () => {
   it('gives a run of consecutive ports below the ephemeral range, each of which a listener can take', async () => {
@@ -17,8 +9,9 @@ describe('freePortRun (ports for scripts/kafka.sh, which derives two from the fi
       const port = await freePortRun(3)
       expect(port).toBeGreaterThanOrEqual(1_024)
       expect(port + 2).toBeLessThan(low)
-      const servers = await Promise.all([port, port + 1, port + 2].map(listen))
-      await Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done()))))
+      const taken = await Promise.all([port, port + 1, port + 2].map((p) => takenPort(p)))
+      expect(taken.map((t) => t.port)).toEqual([port, port + 1, port + 2])
+      await Promise.all(taken.map((t) => t.release()))
     }
   })
 })
