@@ -5,8 +5,9 @@ import { eachHeader, HEADERS } from './message.ts'
  * The relay's records on their way to the producer thread (producer-thread.ts). The relay's own thread
  * turns each stored event into its record's bytes (key, value, headers: what `kafkaRecordOf` makes) and
  * writes them into one buffer per produce request; the buffer is handed to the producer thread without
- * a copy (a transferred ArrayBuffer), which reads the records back as views of it and sends them. No
- * per-record object crosses threads, and the bytes are written once.
+ * a copy (a transferred ArrayBuffer), which writes Kafka record batches from it (record-batches.ts) and
+ * sends them. No per-record object crosses threads. `unpackRecords` reads a packed request back as the
+ * client's records: what the tests compare with the message contract's `kafkaRecordOf`.
  *
  * A packed request, little-endian: u32 count, then per record: f64 timestamp (epoch ms), u32 key
  * length, key, u32 value length, value, u8 header count, then per header: u8 name (its index in
@@ -120,7 +121,7 @@ export function* packRequests(events: Iterable<RecordedEvent>, source: string, m
 
 // The contract's header names as bytes, made once for every record this adapter builds (each record's
 // headers are a Map of its own, keyed by these).
-const HEADER_NAME_BYTES = HEADER_NAMES.map((name) => Buffer.from(name, 'utf8'))
+export const HEADER_NAME_BYTES: ReadonlyArray<Buffer> = HEADER_NAMES.map((name) => Buffer.from(name, 'utf8'))
 
 /** The bytes of a header name: the ones made once for the contract's names, fresh ones for any other. */
 export const headerNameBytes = (name: string): Buffer => {
@@ -128,7 +129,7 @@ export const headerNameBytes = (name: string): Buffer => {
   return (index === undefined ? undefined : HEADER_NAME_BYTES[index]) ?? Buffer.from(name, 'utf8')
 }
 
-/** The records of a packed request, for `topic`: keys, values and header values are views of `buffer`. */
+/** The records of a packed request, for `topic`: keys, values and header values are views of `buffer` (the tests' reader). */
 export const unpackRecords = (topic: string, buffer: ArrayBuffer, length: number): KafkaRecord[] => {
   const buf = Buffer.from(buffer, 0, length)
   const count = buf.readUInt32LE(0)

@@ -5,16 +5,38 @@
  * a time in the order the requests came. So encoding the produce requests and waiting for the broker's
  * acknowledgements overlap with reading and checking the next events, on another core.
  *
+ * The client connects (TLS, SASL), creates the topic, gives the producer id and the partitions'
+ * leaders; the produce requests themselves are written here: each packed request becomes one record
+ * batch per partition (record-batches.ts, the partition as the client's Java-compatible partitioner
+ * picks it), sealed with the producer id, its epoch and the partition's next sequence, and sent to the
+ * partition's leader as a Produce request (v9, acks=all) over the client's own connection. This is the
+ * idempotent producer's protocol, kept here instead of in the client's `send` because the client
+ * builds an object per record and copies each batch several times: that was most of the relay's CPU
+ * (docs/development.md "The relay's own produce requests").
+ *
  * Every message from the relay's thread is handled after the one before it has finished (one chain):
  * requests are sent strictly in order, a request only after the previous one was acknowledged, and
  * none of a publish after one of its requests failed. Failures come back classified
  * (`publishFailureOf`): kind, one line for the operator, and a plain summary of the client's errors.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { Admin, compatibilityPartitioner, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
+import {
+  Admin,
+  compatibilityPartitioner,
+  createAPI,
+  crc32c,
+  ProduceAcks,
+  Producer,
+  NetworkError,
+  produceV9,
+  Writer,
+  type BaseOptions,
+  type Connection,
+  type SASLOptions,
+} from '@platformatic/kafka'
 import type { Destination, PublishFailure } from '../../application/ports/event-publisher.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
-import { unpackRecords } from './packed-records.ts'
+import { nextSequence, recordBatchesOf, sealBatch, settleFailedSend, type PartitionBatch } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
 export type ProducerThreadConfig = {
@@ -54,10 +76,11 @@ export type FromProducerThread =
   | { readonly op: 'spare'; readonly buffer: ArrayBuffer }
   | { readonly op: 'log'; readonly level: 'debug' | 'info'; readonly fields: Readonly<Record<string, unknown>>; readonly message: string }
 
-// The client retries a request a few times on its own (a leader moving, a connection dropping); past
-// that the publish fails and the relay retries it with its own backoff, from its checkpoint. The
-// idempotent producer's retries of one request carry the same producer id and sequence numbers, so a
-// retried batch the broker already wrote is not written twice.
+// A batch whose partition answered with an error Kafka marks retriable (its leader moved, not enough
+// replicas yet) or whose connection dropped is sent again a few times, after the metadata is read again;
+// past that the publish fails and the relay retries it with its own backoff, from its checkpoint (with a
+// new producer id). A batch sent again is the same bytes with the same producer id and sequence, so one
+// the broker already wrote is not written twice.
 const CLIENT_RETRIES = 3
 const CLIENT_RETRY_DELAY_MS = 250
 
@@ -102,25 +125,28 @@ const base = {
   ...connectionOptions(),
 }
 
-let producer: Producer | undefined
+/** The client, the producer id and epoch the broker gave it, and each partition's next sequence. */
+type Session = { readonly client: Producer; readonly producerId: bigint; readonly epoch: number; readonly sequences: Map<number, number> }
+let producer: Session | undefined
 
 /** A producer with its producer id: connected, authenticated, and known to the broker. */
-const connectProducer = async (): Promise<Producer> => {
+const connectProducer = async (): Promise<Session> => {
   if (producer !== undefined) return producer
   const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL, partitioner: compatibilityPartitioner })
+  let info: { producerId: bigint; producerEpoch: number }
   try {
-    await p.initIdempotentProducer({})
+    info = await p.initIdempotentProducer({})
   } catch (e) {
     await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a producer that failed to connect'))
     throw e
   }
-  producer = p
-  return p
+  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map() }
+  return producer
 }
 
 /** After a failed send the producer is dropped: the next publish starts a new one (a new producer id). */
 const dropProducer = async (): Promise<void> => {
-  const p = producer
+  const p = producer?.client
   producer = undefined
   if (p !== undefined) await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a failed producer'))
 }
@@ -176,12 +202,86 @@ const prepare = async (id: number): Promise<void> => {
 /** The publish whose requests are arriving: its id, its size, and whether one of them failed. */
 let current: { id: number; events: number; failed: boolean } | undefined
 
+/** Produce v9 with batches written here: no transactional id, acks=all, one topic, a batch per partition. */
+const produceBatches = createAPI<[number, string, ReadonlyArray<PartitionBatch>], unknown>(
+  0,
+  9,
+  (timeoutMs: number, topic: string, batches: ReadonlyArray<PartitionBatch>) =>
+    Writer.create()
+      .appendString(null)
+      .appendInt16(ProduceAcks.ALL)
+      .appendInt32(timeoutMs)
+      .appendArray([topic], (w, name: string) => {
+        w.appendString(name).appendArray([...batches], (pw, b: PartitionBatch) => {
+          pw.appendInt32(b.partition)
+            .appendUnsignedVarInt(b.bytes.length + 1)
+            .append(b.bytes)
+        })
+      })
+      .appendTaggedFields(),
+  produceV9.parseResponse,
+)
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Sends one packed request's records: a batch per partition, each to its leader, all acknowledged by
+ * every in-sync replica. A partition whose leader moved, or that timed out, is sent again (the same
+ * batch, the same sequence: the broker writes it once) after the metadata is read again, up to
+ * CLIENT_RETRIES times; anything else fails the request.
+ */
+const produceRequest = async (session: Session, buffer: ArrayBuffer, length: number): Promise<void> => {
+  let metadata = await session.client.metadata({ topics: [config.topic] })
+  const partitions = metadata.topics.get(config.topic)?.partitionsCount
+  if (partitions === undefined || partitions < 1) throw new Error(`topic ${config.topic} has no partitions in the cluster's metadata`)
+  const batches = recordBatchesOf(buffer, length, (key) => compatibilityPartitioner(undefined as never, key) % partitions)
+  for (const b of batches) {
+    const sequence = session.sequences.get(b.partition) ?? 0
+    sealBatch(b.bytes, session.producerId, session.epoch, sequence, crc32c)
+    session.sequences.set(b.partition, nextSequence(sequence, b.records))
+  }
+  let pending: ReadonlyArray<PartitionBatch> = batches
+  for (let attempt = 0; ; attempt++) {
+    const byLeader = new Map<number, PartitionBatch[]>()
+    const topic = metadata.topics.get(config.topic)
+    for (const b of pending) {
+      const leader = topic?.partitions[b.partition]?.leader ?? -1
+      const group = byLeader.get(leader)
+      if (group === undefined) byLeader.set(leader, [b])
+      else group.push(b)
+    }
+    const again: PartitionBatch[] = []
+    let lastError: unknown
+    await Promise.all(
+      [...byLeader].map(async ([leader, group]) => {
+        try {
+          const broker = metadata.brokers.get(leader)
+          // No leader in the metadata (an election under way): retriable, after the metadata is read again.
+          if (broker === undefined) throw new NetworkError(`no leader is known for partitions ${group.map((b) => b.partition).join(', ')} of ${config.topic}`)
+          const connection = await new Promise<Connection>((resolve, reject) => session.client.connections.get(broker, (e, c) => (e === null || e === undefined ? resolve(c as Connection) : reject(e))))
+          await produceBatches.async(connection, config.timeoutMs, config.topic, group)
+        } catch (e) {
+          const answer = settleFailedSend(group, e, attempt < CLIENT_RETRIES)
+          again.push(...answer.again)
+          if (answer.failed) lastError ??= e
+        }
+      }),
+    )
+    if (lastError !== undefined) throw lastError
+    if (again.length === 0) return
+    log('debug', { partitions: again.map((b) => b.partition), attempt: attempt + 1 }, 'sending batches again after a retriable error')
+    pending = again
+    await sleep(CLIENT_RETRY_DELAY_MS)
+    metadata = await session.client.metadata({ topics: [config.topic], forceUpdate: true })
+  }
+}
+
 const sendRequest = async (id: number, buffer: ArrayBuffer, length: number): Promise<void> => {
   const publish = current
   if (publish?.id !== id || publish.failed) return
   try {
     const p = await connectProducer()
-    await p.send({ acks: ProduceAcks.ALL, messages: unpackRecords(config.topic, buffer, length) })
+    await produceRequest(p, buffer, length)
     // Acknowledged: the client holds none of its records any more; the buffer goes back to be packed again.
     port.postMessage({ op: 'spare', buffer } satisfies FromProducerThread, [buffer])
   } catch (e) {

@@ -1,0 +1,229 @@
+import { NetworkError, protocolErrors, protocolErrorsCodesById, ResponseError } from '@platformatic/kafka'
+import { HEADER_NAME_BYTES } from './packed-records.ts'
+
+/*
+ * Kafka record batches (the broker's on-disk and wire format, magic 2) straight from a packed request
+ * (packed-records.ts), for the producer thread. The client's own path builds an object per record, a
+ * writer per field and a chain of buffers per batch, then copies them together; the relay's records
+ * are already bytes, so this writes each partition's batch into one buffer of its exact size, with
+ * two passes over the packed request and no object per record.
+ *
+ * A batch, big-endian: base offset i64 (0), length i32 (bytes after this field), partition leader
+ * epoch i32 (-1: the broker fills it), magic i8 (2), CRC-32C u32 (of every byte after it), attributes
+ * i16 (0: no compression, not transactional, create time), last offset delta i32, base timestamp i64,
+ * max timestamp i64, producer id i64, producer epoch i16, base sequence i32, record count i32, then
+ * the records. Each record: its length, attributes i8 (0), timestamp delta, offset delta, key length,
+ * key, value length, value, header count, then per header its name's length, name, value's length,
+ * value; every length, count and delta a zig-zag varint (Kafka's DefaultRecord).
+ *
+ * The producer id, epoch and base sequence are the sender's; `sealBatch` writes them and the CRC just
+ * before the batch is sent (a resend of the same batch keeps them: that is what lets the broker drop a
+ * duplicate).
+ */
+
+/** Bytes before the first record. */
+export const BATCH_HEADER_BYTES = 61
+const AT_LENGTH = 8
+const AT_LEADER_EPOCH = 12
+const AT_MAGIC = 16
+const AT_CRC = 17
+const AT_ATTRIBUTES = 21
+const AT_LAST_OFFSET_DELTA = 23
+const AT_BASE_TIMESTAMP = 27
+const AT_MAX_TIMESTAMP = 35
+const AT_PRODUCER_ID = 43
+const AT_PRODUCER_EPOCH = 51
+const AT_BASE_SEQUENCE = 53
+const AT_RECORD_COUNT = 57
+
+/** One partition's records of a request, as a batch ready to be sealed. */
+export type PartitionBatch = {
+  readonly partition: number
+  readonly records: number
+  /** The whole batch: header and records. */
+  readonly bytes: Buffer
+}
+
+/** Zig-zag: small negative and positive numbers both take few bytes. Exact for every safe integer. */
+const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1)
+
+/** Bytes of `n` (a zig-zag varint, `n` a safe integer). */
+export const varintBytes = (n: number): number => {
+  let z = zigzag(n)
+  let size = 1
+  while (z >= 128) {
+    z = Math.floor(z / 128)
+    size += 1
+  }
+  return size
+}
+
+/** Writes `n` as a zig-zag varint at `at`; returns the position after it. */
+export const writeVarint = (buf: Buffer, at: number, n: number): number => {
+  let z = zigzag(n)
+  let i = at
+  while (z >= 128) {
+    buf[i++] = (z % 128) | 128
+    z = Math.floor(z / 128)
+  }
+  buf[i++] = z
+  return i
+}
+
+/**
+ * The batches of one packed request, one per partition in the order of each partition's first record;
+ * each partition's records in their order in the request. `partitionOf` gives a record's partition
+ * from its key's bytes.
+ */
+export const recordBatchesOf = (buffer: ArrayBuffer, length: number, partitionOf: (key: Buffer) => number): PartitionBatch[] => {
+  const buf = Buffer.from(buffer, 0, length)
+  const count = buf.readUInt32LE(0)
+  // Pass 1: each record's partition, offset delta and size; each partition's first and largest timestamp.
+  const partitionOfRecord = new Int32Array(count)
+  const bodyOfRecord = new Int32Array(count)
+  const slot = new Map<number, number>()
+  const partitions: number[] = []
+  const records: number[] = []
+  const sizes: number[] = []
+  const firsts: number[] = []
+  const maxes: number[] = []
+  let at = 4
+  for (let i = 0; i < count; i++) {
+    const timestamp = buf.readDoubleLE(at)
+    const keyLength = buf.readUInt32LE(at + 8)
+    const key = buf.subarray(at + 12, at + 12 + keyLength)
+    at += 12 + keyLength
+    const valueLength = buf.readUInt32LE(at)
+    at += 4 + valueLength
+    const headers = buf.readUInt8(at)
+    at += 1
+    let headerBytes = varintBytes(headers)
+    for (let h = 0; h < headers; h++) {
+      const name = HEADER_NAME_BYTES[buf.readUInt8(at)]
+      if (name === undefined) throw new Error('recordBatchesOf: a header name index out of range (a defect of packRequests)')
+      const valueBytes = buf.readUInt32LE(at + 1)
+      headerBytes += varintBytes(name.length) + name.length + varintBytes(valueBytes) + valueBytes
+      at += 5 + valueBytes
+    }
+    const partition = partitionOf(key)
+    let s = slot.get(partition)
+    if (s === undefined) {
+      s = partitions.length
+      slot.set(partition, s)
+      partitions.push(partition)
+      records.push(0)
+      sizes.push(BATCH_HEADER_BYTES)
+      firsts.push(timestamp)
+      maxes.push(timestamp)
+    }
+    const offsetDelta = records[s] ?? 0
+    const first = firsts[s] ?? timestamp
+    if (timestamp > (maxes[s] ?? timestamp)) maxes[s] = timestamp
+    const body = 1 + varintBytes(timestamp - first) + varintBytes(offsetDelta) + varintBytes(keyLength) + keyLength + varintBytes(valueLength) + valueLength + headerBytes
+    partitionOfRecord[i] = s
+    bodyOfRecord[i] = body
+    records[s] = offsetDelta + 1
+    sizes[s] = (sizes[s] ?? 0) + varintBytes(body) + body
+  }
+  if (at !== length) throw new Error(`recordBatchesOf: ${String(count)} records take ${String(at)} bytes of a request of ${String(length)} (a defect of packRequests)`)
+
+  // Pass 2: each batch's header, then its records.
+  const out = partitions.map((partition, s): { partition: number; records: number; bytes: Buffer; at: number } => {
+    const bytes = Buffer.allocUnsafe(sizes[s] ?? BATCH_HEADER_BYTES)
+    bytes.fill(0, 0, BATCH_HEADER_BYTES)
+    bytes.writeInt32BE(bytes.length - AT_LEADER_EPOCH, AT_LENGTH)
+    bytes.writeInt32BE(-1, AT_LEADER_EPOCH)
+    bytes.writeInt8(2, AT_MAGIC)
+    bytes.writeInt16BE(0, AT_ATTRIBUTES)
+    bytes.writeInt32BE((records[s] ?? 1) - 1, AT_LAST_OFFSET_DELTA)
+    bytes.writeBigInt64BE(BigInt(firsts[s] ?? 0), AT_BASE_TIMESTAMP)
+    bytes.writeBigInt64BE(BigInt(maxes[s] ?? 0), AT_MAX_TIMESTAMP)
+    bytes.writeInt32BE(records[s] ?? 0, AT_RECORD_COUNT)
+    return { partition, records: records[s] ?? 0, bytes, at: BATCH_HEADER_BYTES }
+  })
+  const offsets = new Int32Array(partitions.length)
+  at = 4
+  for (let i = 0; i < count; i++) {
+    const s = partitionOfRecord[i] ?? 0
+    const batch = out[s]
+    if (batch === undefined) throw new Error('recordBatchesOf: a record of no batch')
+    const target = batch.bytes
+    let w = writeVarint(target, batch.at, bodyOfRecord[i] ?? 0)
+    target[w++] = 0
+    w = writeVarint(target, w, buf.readDoubleLE(at) - (firsts[s] ?? 0))
+    w = writeVarint(target, w, offsets[s] ?? 0)
+    offsets[s] = (offsets[s] ?? 0) + 1
+    const keyLength = buf.readUInt32LE(at + 8)
+    w = writeVarint(target, w, keyLength)
+    w += buf.copy(target, w, at + 12, at + 12 + keyLength)
+    at += 12 + keyLength
+    const valueLength = buf.readUInt32LE(at)
+    w = writeVarint(target, w, valueLength)
+    w += buf.copy(target, w, at + 4, at + 4 + valueLength)
+    at += 4 + valueLength
+    const headers = buf.readUInt8(at)
+    at += 1
+    w = writeVarint(target, w, headers)
+    for (let h = 0; h < headers; h++) {
+      const name = HEADER_NAME_BYTES[buf.readUInt8(at)] ?? Buffer.alloc(0)
+      const valueBytes = buf.readUInt32LE(at + 1)
+      w = writeVarint(target, w, name.length)
+      w += name.copy(target, w)
+      w = writeVarint(target, w, valueBytes)
+      w += buf.copy(target, w, at + 5, at + 5 + valueBytes)
+      at += 5 + valueBytes
+    }
+    batch.at = w
+  }
+  for (const b of out) if (b.at !== b.bytes.length) throw new Error(`recordBatchesOf: partition ${String(b.partition)}'s batch is ${String(b.bytes.length)} bytes but ${String(b.at)} were written (a defect)`)
+  return out.map(({ partition, records: n, bytes }) => ({ partition, records: n, bytes }))
+}
+
+/** Writes the sender's producer id, epoch and base sequence into a batch, then its CRC-32C. */
+export const sealBatch = (batch: Buffer, producerId: bigint, producerEpoch: number, baseSequence: number, crc32c: (bytes: Buffer) => number): void => {
+  batch.writeBigInt64BE(producerId, AT_PRODUCER_ID)
+  batch.writeInt16BE(producerEpoch, AT_PRODUCER_EPOCH)
+  batch.writeInt32BE(baseSequence, AT_BASE_SEQUENCE)
+  batch.writeUInt32BE(crc32c(batch.subarray(AT_ATTRIBUTES)) >>> 0, AT_CRC)
+}
+
+/** The sequence after `sequence` and `records` more records: Kafka's sequences wrap from 2^31 - 1 to 0. */
+export const nextSequence = (sequence: number, records: number): number => (sequence + records) % 2 ** 31
+
+/** Error codes of a produce response's partitions (0 = written), by partition; undefined when `e` is no broker answer. */
+const partitionCodesOf = (e: unknown): Map<number, number> | undefined => {
+  if (!(e instanceof ResponseError)) return undefined
+  const response = (e as { response?: { responses?: Array<{ partitionResponses?: Array<{ index: number; errorCode: number }> }> } }).response
+  const codes = new Map<number, number>()
+  for (const t of response?.responses ?? []) for (const p of t.partitionResponses ?? []) codes.set(p.index, p.errorCode)
+  return codes
+}
+
+// The broker already holds this batch (a resend after an answer that was lost): it is written, once.
+const DUPLICATE_SEQUENCE_NUMBER = 46
+
+const retriableCode = (code: number): boolean => {
+  const id = (protocolErrorsCodesById as Record<number, string | undefined>)[code]
+  return id !== undefined && (protocolErrors as Record<string, { canRetry?: boolean } | undefined>)[id]?.canRetry === true
+}
+
+/**
+ * After a produce request to one broker failed with `error`: which of its batches to send again (the
+ * same bytes, so the same sequence) and whether the request fails. A partition the broker wrote (0, or
+ * a duplicate of a batch it holds) is done; one with an error Kafka marks retriable (its leader moved,
+ * not enough replicas yet, a timeout) goes again while `mayRetry`; any other error fails the request.
+ * With no answer per partition (a connection lost), the client's error says whether to retry.
+ */
+export const settleFailedSend = <B extends { readonly partition: number }>(batches: ReadonlyArray<B>, error: unknown, mayRetry: boolean): { readonly again: ReadonlyArray<B>; readonly failed: boolean } => {
+  const codes = partitionCodesOf(error)
+  const again: B[] = []
+  let failed = false
+  for (const b of batches) {
+    const code = codes?.get(b.partition)
+    if (code === 0 || code === DUPLICATE_SEQUENCE_NUMBER) continue
+    const retriable = code === undefined ? error instanceof Error && NetworkError.isRetryable(error) : retriableCode(code)
+    if (retriable && mayRetry) again.push(b)
+    else failed = true
+  }
+  return { again, failed }
+}
