@@ -9,9 +9,10 @@
  * leaders; the produce requests themselves are written here: each packed request becomes one record
  * batch per partition (record-batches.ts, the partition as the client's Java-compatible partitioner
  * picks it), sealed with the producer id, its epoch and the partition's next sequence, and sent to the
- * partition's leader as a Produce request (v9, acks=all) over the client's own connection. This is the
- * idempotent producer's protocol, kept here instead of in the client's `send` because the client
- * builds an object per record and copies each batch several times: that was most of the relay's CPU
+ * partition's leader as a Produce request (v9, or v3 for a broker older than Kafka 2.8; acks=all) over
+ * the client's own connection. This is the idempotent producer's protocol, kept here instead of in the
+ * client's `send` because the client builds an object per record and copies each batch several times:
+ * that was most of the relay's CPU
  * (docs/development.md "The relay's own produce requests").
  *
  * Every message from the relay's thread is handled after the one before it has finished (one chain):
@@ -23,20 +24,17 @@ import { parentPort, workerData } from 'node:worker_threads'
 import {
   Admin,
   compatibilityPartitioner,
-  createAPI,
   crc32c,
   ProduceAcks,
   Producer,
   NetworkError,
-  produceV9,
-  Writer,
   type BaseOptions,
   type Connection,
   type SASLOptions,
 } from '@platformatic/kafka'
 import type { Destination, PublishFailure } from '../../application/ports/event-publisher.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
-import { nextSequence, recordBatchesOf, sealBatch, settleFailedSend, type PartitionBatch } from './record-batches.ts'
+import { nextSequence, PRODUCE, produceVersionOf, recordBatchesOf, sealBatch, settleFailedSend, type PartitionBatch, type ProduceVersion } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
 export type ProducerThreadConfig = {
@@ -125,8 +123,8 @@ const base = {
   ...connectionOptions(),
 }
 
-/** The client, the producer id and epoch the broker gave it, and each partition's next sequence. */
-type Session = { readonly client: Producer; readonly producerId: bigint; readonly epoch: number; readonly sequences: Map<number, number> }
+/** The client, the producer id and epoch the broker gave it, each partition's next sequence, and the Produce version to write. */
+type Session = { readonly client: Producer; readonly producerId: bigint; readonly epoch: number; readonly sequences: Map<number, number>; readonly version: ProduceVersion }
 let producer: Session | undefined
 
 /** A producer with its producer id: connected, authenticated, and known to the broker. */
@@ -134,13 +132,18 @@ const connectProducer = async (): Promise<Session> => {
   if (producer !== undefined) return producer
   const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL, partitioner: compatibilityPartitioner })
   let info: { producerId: bigint; producerEpoch: number }
+  let version: ProduceVersion
   try {
     info = await p.initIdempotentProducer({})
+    const chosen = produceVersionOf(await p.listApis())
+    // An answer of the broker's, so classified as the broker refusing (`rejected`), naming the versions.
+    if (typeof chosen !== 'number') throw Object.assign(new Error(chosen.refused), { apiId: 'UNSUPPORTED_VERSION' })
+    version = chosen
   } catch (e) {
     await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a producer that failed to connect'))
     throw e
   }
-  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map() }
+  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map(), version }
   return producer
 }
 
@@ -202,26 +205,6 @@ const prepare = async (id: number): Promise<void> => {
 /** The publish whose requests are arriving: its id, its size, and whether one of them failed. */
 let current: { id: number; events: number; failed: boolean } | undefined
 
-/** Produce v9 with batches written here: no transactional id, acks=all, one topic, a batch per partition. */
-const produceBatches = createAPI<[number, string, ReadonlyArray<PartitionBatch>], unknown>(
-  0,
-  9,
-  (timeoutMs: number, topic: string, batches: ReadonlyArray<PartitionBatch>) =>
-    Writer.create()
-      .appendString(null)
-      .appendInt16(ProduceAcks.ALL)
-      .appendInt32(timeoutMs)
-      .appendArray([topic], (w, name: string) => {
-        w.appendString(name).appendArray([...batches], (pw, b: PartitionBatch) => {
-          pw.appendInt32(b.partition)
-            .appendUnsignedVarInt(b.bytes.length + 1)
-            .append(b.bytes)
-        })
-      })
-      .appendTaggedFields(),
-  produceV9.parseResponse,
-)
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /**
@@ -259,7 +242,7 @@ const produceRequest = async (session: Session, buffer: ArrayBuffer, length: num
           // No leader in the metadata (an election under way): retriable, after the metadata is read again.
           if (broker === undefined) throw new NetworkError(`no leader is known for partitions ${group.map((b) => b.partition).join(', ')} of ${config.topic}`)
           const connection = await new Promise<Connection>((resolve, reject) => session.client.connections.get(broker, (e, c) => (e === null || e === undefined ? resolve(c as Connection) : reject(e))))
-          await produceBatches.async(connection, config.timeoutMs, config.topic, group)
+          await PRODUCE[session.version].async(connection, config.timeoutMs, config.topic, group)
         } catch (e) {
           const answer = settleFailedSend(group, e, attempt < CLIENT_RETRIES)
           again.push(...answer.again)

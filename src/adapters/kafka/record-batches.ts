@@ -1,4 +1,4 @@
-import { NetworkError, protocolErrors, protocolErrorsCodesById, ResponseError } from '@platformatic/kafka'
+import { createAPI, NetworkError, ProduceAcks, produceV3, produceV9, protocolErrors, protocolErrorsCodesById, ResponseError, Writer, type API } from '@platformatic/kafka'
 import { HEADER_NAME_BYTES } from './packed-records.ts'
 
 /*
@@ -226,4 +226,56 @@ export const settleFailedSend = <B extends { readonly partition: number }>(batch
     else failed = true
   }
   return { again, failed }
+}
+
+/**
+ * The Produce request versions the relay writes: 9 (flexible, Kafka 2.8 and newer) where the broker
+ * takes it, else 3 (Kafka 0.11 and newer: the first with record batches, the idempotent producer's
+ * format). Either way acks=all, no transactional id, one topic, one batch per partition.
+ */
+export type ProduceVersion = 3 | 9
+
+/** A Produce request of `version` carrying `batches` of `topic`. */
+export const produceRequestOf = (version: ProduceVersion, timeoutMs: number, topic: string, batches: ReadonlyArray<PartitionBatch>): Writer => {
+  const flexible = version === 9
+  const writer = Writer.create()
+    .appendString(null, flexible)
+    .appendInt16(ProduceAcks.ALL)
+    .appendInt32(timeoutMs)
+    .appendArray(
+      [topic],
+      (w, name: string) => {
+        w.appendString(name, flexible).appendArray(
+          [...batches],
+          (pw, b: PartitionBatch) => {
+            pw.appendInt32(b.partition)
+            if (flexible) pw.appendUnsignedVarInt(b.bytes.length + 1)
+            else pw.appendInt32(b.bytes.length)
+            pw.append(b.bytes)
+          },
+          flexible,
+          flexible,
+        )
+      },
+      flexible,
+      flexible,
+    )
+  return flexible ? writer.appendTaggedFields() : writer
+}
+
+type ProduceArgs = [timeoutMs: number, topic: string, batches: ReadonlyArray<PartitionBatch>]
+
+/** The request of each version as the client's connection sends it, with the client's parser of the answer. */
+export const PRODUCE: Readonly<Record<ProduceVersion, API<ProduceArgs, unknown>>> = {
+  9: createAPI<ProduceArgs, unknown>(0, 9, (t: number, topic: string, b: ReadonlyArray<PartitionBatch>) => produceRequestOf(9, t, topic, b), produceV9.parseResponse),
+  3: createAPI<ProduceArgs, unknown>(0, 3, (t: number, topic: string, b: ReadonlyArray<PartitionBatch>) => produceRequestOf(3, t, topic, b), produceV3.parseResponse, false, false),
+}
+
+/** The version to write for a broker that lists these APIs (its ApiVersions answer), or why none will do. */
+export const produceVersionOf = (apis: ReadonlyArray<{ readonly apiKey: number; readonly minVersion: number; readonly maxVersion: number }>): ProduceVersion | { readonly refused: string } => {
+  const produce = apis.find((a) => a.apiKey === 0)
+  if (produce === undefined) return { refused: 'the broker lists no Produce API' }
+  if (produce.minVersion <= 9 && produce.maxVersion >= 9) return 9
+  if (produce.minVersion <= 3 && produce.maxVersion >= 3) return 3
+  return { refused: `the broker takes Produce versions ${String(produce.minVersion)}–${String(produce.maxVersion)}; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)` }
 }

@@ -2,7 +2,7 @@ import { AuthenticationError, compatibilityPartitioner, crc32c, MultipleErrors, 
 import { describe, expect, it } from 'vitest'
 import { packRequests } from '../../../src/adapters/kafka/packed-records.ts'
 import { kafkaRecordOf } from '../../../src/adapters/kafka/publisher.ts'
-import { BATCH_HEADER_BYTES, nextSequence, recordBatchesOf, sealBatch, settleFailedSend, varintBytes, writeVarint } from '../../../src/adapters/kafka/record-batches.ts'
+import { BATCH_HEADER_BYTES, nextSequence, produceVersionOf, recordBatchesOf, sealBatch, settleFailedSend, varintBytes, writeVarint } from '../../../src/adapters/kafka/record-batches.ts'
 import type { RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { eventNo } from './events.ts'
 
@@ -167,5 +167,18 @@ describe('a produce request that failed: which batches go again', () => {
     expect(settleFailedSend(batches, lost, false).failed).toBe(true)
     expect(settleFailedSend(batches, new AuthenticationError('SASL authentication failed'), true)).toEqual({ again: [], failed: true })
     expect(settleFailedSend(batches, new Error('a defect'), true)).toEqual({ again: [], failed: true })
+  })
+})
+
+describe('the Produce version for a broker (its ApiVersions answer)', () => {
+  const apis = (min: number, max: number) => [{ apiKey: 18, minVersion: 0, maxVersion: 4 }, { apiKey: 0, minVersion: min, maxVersion: max }]
+  it('9 where the broker takes it (Kafka 2.8 and newer), 3 for Kafka 0.11–2.7, refused with the versions otherwise', () => {
+    expect(produceVersionOf(apis(3, 12))).toBe(9) // Kafka 4
+    expect(produceVersionOf(apis(0, 9))).toBe(9) // Kafka 2.8
+    expect(produceVersionOf(apis(0, 8))).toBe(3) // Kafka 2.4–2.7
+    expect(produceVersionOf(apis(0, 3))).toBe(3) // Kafka 0.11
+    expect(produceVersionOf(apis(0, 2))).toEqual({ refused: 'the broker takes Produce versions 0–2; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)' })
+    expect(produceVersionOf(apis(10, 13))).toEqual({ refused: 'the broker takes Produce versions 10–13; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)' })
+    expect(produceVersionOf([{ apiKey: 18, minVersion: 0, maxVersion: 4 }])).toEqual({ refused: 'the broker lists no Produce API' })
   })
 })

@@ -1,0 +1,98 @@
+import { Admin, compatibilityPartitioner, crc32c, ProduceAcks, Producer, type Connection } from '@platformatic/kafka'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { packRequests } from '../../../src/adapters/kafka/packed-records.ts'
+import { kafkaRecordOf } from '../../../src/adapters/kafka/publisher.ts'
+import { nextSequence, PRODUCE, produceVersionOf, recordBatchesOf, sealBatch, settleFailedSend, type PartitionBatch, type ProduceVersion } from '../../../src/adapters/kafka/record-batches.ts'
+import type { RecordedEvent } from '../../../src/application/ports/event-store.ts'
+import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../../support/kafka.ts'
+import { eventNo } from './events.ts'
+
+// The relay's own Produce requests (record-batches.ts) against a real broker, in both versions it
+// writes: the broker takes the batches (it checks their CRC, sequences and format), a resend of a
+// request it already wrote is not written twice, and an independent client (kafkajs) reads back what
+// the message contract says, in the partition the Java partitioner picks, in order.
+
+const skipReason = await kafkaSkipReason()
+if (skipReason !== undefined) process.stderr.write(`produce-requests.e2e: skipped: ${skipReason}\n`)
+
+const PARTITIONS = 3
+
+describe.skipIf(skipReason !== undefined)('the relay’s Produce requests against a real broker', () => {
+  let broker: TestBroker
+  let producer: Producer
+  const topic = `satang.test.produce.${String(Date.now())}`
+
+  beforeAll(async () => {
+    broker = await startTestBroker()
+    const admin = new Admin({ clientId: 'satang-test-produce-admin', bootstrapBrokers: [...broker.brokers] })
+    await admin.createTopics({ topics: [topic], partitions: PARTITIONS, replicas: 1 })
+    await admin.close()
+    producer = new Producer({ clientId: 'satang-test-produce', bootstrapBrokers: [...broker.brokers], idempotent: true, acks: ProduceAcks.ALL, autocreateTopics: false })
+  }, 120_000)
+
+  afterAll(async () => {
+    await producer.close(true)
+    await broker.stop()
+  })
+
+  it('version 9 then 3 under one producer id, and a resend of a written request: every record once, as the contract says', async () => {
+    expect(produceVersionOf(await producer.listApis())).toBe(9)
+    const { producerId, producerEpoch } = await producer.initIdempotentProducer({})
+    const sequences = new Map<number, number>()
+    const partitionOf = (key: Buffer): number => compatibilityPartitioner(undefined as never, key) % PARTITIONS
+
+    /** Sends one request's batches to their leaders; returns the settled answers of any that failed. */
+    const send = async (version: ProduceVersion, batches: ReadonlyArray<PartitionBatch>): Promise<Array<ReturnType<typeof settleFailedSend>>> => {
+      const metadata = await producer.metadata({ topics: [topic] })
+      const byLeader = new Map<number, PartitionBatch[]>()
+      for (const b of batches) {
+        const leader = metadata.topics.get(topic)?.partitions[b.partition]?.leader ?? -1
+        byLeader.set(leader, [...(byLeader.get(leader) ?? []), b])
+      }
+      const settled: Array<ReturnType<typeof settleFailedSend>> = []
+      for (const [leader, group] of byLeader) {
+        const address = metadata.brokers.get(leader)
+        if (address === undefined) throw new Error(`no leader for ${topic}`)
+        const connection = await new Promise<Connection>((resolve, reject) => producer.connections.get(address, (e, c) => (e ? reject(e) : resolve(c as Connection))))
+        await PRODUCE[version].async(connection, 10_000, topic, group).catch((e: unknown) => settled.push(settleFailedSend(group, e, true)))
+      }
+      return settled
+    }
+    const sealed = (events: ReadonlyArray<RecordedEvent>): PartitionBatch[] =>
+      [...packRequests(events, '/satang', 1_000_000)].flatMap((r) =>
+        recordBatchesOf(r.buffer, r.length, partitionOf).map((b) => {
+          const sequence = sequences.get(b.partition) ?? 0
+          sealBatch(b.bytes, producerId, producerEpoch, sequence, crc32c)
+          sequences.set(b.partition, nextSequence(sequence, b.records))
+          return b
+        }),
+      )
+
+    // Recorded now: the broker deletes records older than its retention (7 days) at once.
+    const now = Date.now()
+    const first = Array.from({ length: 40 }, (_, i) => eventNo(i, { recordedAt: new Date(now + i) }))
+    const second = Array.from({ length: 25 }, (_, i) => eventNo(100 + i, { recordedAt: new Date(now + 100 + i) }))
+    expect(await send(9, sealed(first))).toEqual([])
+    const v3 = sealed(second)
+    expect(new Set(v3.map((b) => b.partition)).size).toBe(PARTITIONS)
+    expect(await send(3, v3)).toEqual([])
+    // The same bytes again (an answer lost, say): the broker knows the sequences; nothing is written twice.
+    for (const answer of await send(3, v3)) expect(answer).toEqual({ again: [], failed: false })
+
+    const events = [...first, ...second]
+    const read = await consumeTopic(broker.brokers, topic)
+    expect(read).toHaveLength(events.length)
+    for (let p = 0; p < PARTITIONS; p++) {
+      const want = events.filter((e) => partitionOf(kafkaRecordOf(topic, e, '/satang').record.key) === p)
+      const got = read.filter((m) => m.partition === p)
+      expect(got.map((m) => m.headers['ce_id'])).toEqual(want.map((e) => e.eventId))
+      for (const [i, e] of want.entries()) {
+        const { record } = kafkaRecordOf(topic, e, '/satang')
+        expect(got[i]?.key).toBe(record.key.toString('utf8'))
+        expect(got[i]?.value).toBe(record.value.toString('utf8'))
+        expect(got[i]?.timestamp).toBe(String(record.timestamp))
+        expect(got[i]?.headers).toEqual(Object.fromEntries([...record.headers].map(([k, v]) => [k.toString('utf8'), v.toString('utf8')])))
+      }
+    }
+  }, 120_000)
+})
