@@ -21,20 +21,10 @@
  * (`publishFailureOf`): kind, one line for the operator, and a plain summary of the client's errors.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import {
-  Admin,
-  compatibilityPartitioner,
-  crc32c,
-  ProduceAcks,
-  Producer,
-  NetworkError,
-  type BaseOptions,
-  type Connection,
-  type SASLOptions,
-} from '@platformatic/kafka'
+import { Admin, compatibilityPartitioner, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
 import type { Destination, PublishFailure } from '../../application/ports/event-publisher.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
-import { nextSequence, PRODUCE, produceVersionOf, recordBatchesOf, sealBatch, settleFailedSend, type PartitionBatch, type ProduceVersion } from './record-batches.ts'
+import { produceVersionOf, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
 export type ProducerThreadConfig = {
@@ -124,13 +114,14 @@ const base = {
 }
 
 /** The client, the producer id and epoch the broker gave it, each partition's next sequence, and the Produce version to write. */
-type Session = { readonly client: Producer; readonly producerId: bigint; readonly epoch: number; readonly sequences: Map<number, number>; readonly version: ProduceVersion }
+type Session = ProducerState & { readonly client: Producer; readonly version: ProduceVersion }
 let producer: Session | undefined
 
 /** A producer with its producer id: connected, authenticated, and known to the broker. */
 const connectProducer = async (): Promise<Session> => {
   if (producer !== undefined) return producer
-  const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL, partitioner: compatibilityPartitioner })
+  // Only its connections, metadata and producer id are used: the produce requests are this thread's own.
+  const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL })
   let info: { producerId: bigint; producerEpoch: number }
   let version: ProduceVersion
   try {
@@ -205,58 +196,24 @@ const prepare = async (id: number): Promise<void> => {
 /** The publish whose requests are arriving: its id, its size, and whether one of them failed. */
 let current: { id: number; events: number; failed: boolean } | undefined
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
 /**
- * Sends one packed request's records: a batch per partition, each to its leader, all acknowledged by
- * every in-sync replica. A partition whose leader moved, or that timed out, is sent again (the same
- * batch, the same sequence: the broker writes it once) after the metadata is read again, up to
- * CLIENT_RETRIES times; anything else fails the request.
+ * Sends one packed request's records: a batch per partition (the partition as the Java client picks
+ * it from the key, over the topic's partitions now), sealed and sent to the leaders (`sendBatches`).
  */
 const produceRequest = async (session: Session, buffer: ArrayBuffer, length: number): Promise<void> => {
-  let metadata = await session.client.metadata({ topics: [config.topic] })
+  const metadata = await session.client.metadata({ topics: [config.topic] })
   const partitions = metadata.topics.get(config.topic)?.partitionsCount
   if (partitions === undefined || partitions < 1) throw new Error(`topic ${config.topic} has no partitions in the cluster's metadata`)
   const batches = recordBatchesOf(buffer, length, (key) => compatibilityPartitioner(undefined as never, key) % partitions)
-  for (const b of batches) {
-    const sequence = session.sequences.get(b.partition) ?? 0
-    sealBatch(b.bytes, session.producerId, session.epoch, sequence, crc32c)
-    session.sequences.set(b.partition, nextSequence(sequence, b.records))
-  }
-  let pending: ReadonlyArray<PartitionBatch> = batches
-  for (let attempt = 0; ; attempt++) {
-    const byLeader = new Map<number, PartitionBatch[]>()
-    const topic = metadata.topics.get(config.topic)
-    for (const b of pending) {
-      const leader = topic?.partitions[b.partition]?.leader ?? -1
-      const group = byLeader.get(leader)
-      if (group === undefined) byLeader.set(leader, [b])
-      else group.push(b)
-    }
-    const again: PartitionBatch[] = []
-    let lastError: unknown
-    await Promise.all(
-      [...byLeader].map(async ([leader, group]) => {
-        try {
-          const broker = metadata.brokers.get(leader)
-          // No leader in the metadata (an election under way): retriable, after the metadata is read again.
-          if (broker === undefined) throw new NetworkError(`no leader is known for partitions ${group.map((b) => b.partition).join(', ')} of ${config.topic}`)
-          const connection = await new Promise<Connection>((resolve, reject) => session.client.connections.get(broker, (e, c) => (e === null || e === undefined ? resolve(c as Connection) : reject(e))))
-          await PRODUCE[session.version].async(connection, config.timeoutMs, config.topic, group)
-        } catch (e) {
-          const answer = settleFailedSend(group, e, attempt < CLIENT_RETRIES)
-          again.push(...answer.again)
-          if (answer.failed) lastError ??= e
-        }
-      }),
-    )
-    if (lastError !== undefined) throw lastError
-    if (again.length === 0) return
-    log('debug', { partitions: again.map((b) => b.partition), attempt: attempt + 1 }, 'sending batches again after a retriable error')
-    pending = again
-    await sleep(CLIENT_RETRY_DELAY_MS)
-    metadata = await session.client.metadata({ topics: [config.topic], forceUpdate: true })
-  }
+  sealBatches(batches, session)
+  await sendBatches(session.client, batches, {
+    topic: config.topic,
+    timeoutMs: config.timeoutMs,
+    version: session.version,
+    retries: CLIENT_RETRIES,
+    retryDelayMs: CLIENT_RETRY_DELAY_MS,
+    onRetry: (again, attempt) => log('debug', { partitions: again, attempt }, 'sending batches again after a retriable error'),
+  })
 }
 
 const sendRequest = async (id: number, buffer: ArrayBuffer, length: number): Promise<void> => {

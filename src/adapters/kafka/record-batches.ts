@@ -1,4 +1,4 @@
-import { createAPI, NetworkError, ProduceAcks, produceV3, produceV9, protocolErrors, protocolErrorsCodesById, ResponseError, Writer, type API } from '@platformatic/kafka'
+import { crc32c, createAPI, NetworkError, ProduceAcks, produceV3, produceV9, protocolErrors, protocolErrorsCodesById, ResponseError, Writer, type API, type Connection, type Producer } from '@platformatic/kafka'
 import { HEADER_NAME_BYTES } from './packed-records.ts'
 
 /*
@@ -180,11 +180,23 @@ export const recordBatchesOf = (buffer: ArrayBuffer, length: number, partitionOf
 }
 
 /** Writes the sender's producer id, epoch and base sequence into a batch, then its CRC-32C. */
-export const sealBatch = (batch: Buffer, producerId: bigint, producerEpoch: number, baseSequence: number, crc32c: (bytes: Buffer) => number): void => {
+export const sealBatch = (batch: Buffer, producerId: bigint, producerEpoch: number, baseSequence: number, crc: (bytes: Buffer) => number = crc32c): void => {
   batch.writeBigInt64BE(producerId, AT_PRODUCER_ID)
   batch.writeInt16BE(producerEpoch, AT_PRODUCER_EPOCH)
   batch.writeInt32BE(baseSequence, AT_BASE_SEQUENCE)
-  batch.writeUInt32BE(crc32c(batch.subarray(AT_ATTRIBUTES)) >>> 0, AT_CRC)
+  batch.writeUInt32BE(crc(batch.subarray(AT_ATTRIBUTES)) >>> 0, AT_CRC)
+}
+
+/** An idempotent producer as its batches are sealed: its id and epoch, and each partition's next sequence. */
+export type ProducerState = { readonly producerId: bigint; readonly epoch: number; readonly sequences: Map<number, number> }
+
+/** Seals batches in order, each with its partition's next sequence, and moves those sequences on. */
+export const sealBatches = (batches: ReadonlyArray<PartitionBatch>, producer: ProducerState): void => {
+  for (const b of batches) {
+    const sequence = producer.sequences.get(b.partition) ?? 0
+    sealBatch(b.bytes, producer.producerId, producer.epoch, sequence)
+    producer.sequences.set(b.partition, nextSequence(sequence, b.records))
+  }
 }
 
 /** The sequence after `sequence` and `records` more records: Kafka's sequences wrap from 2^31 - 1 to 0. */
@@ -278,4 +290,62 @@ export const produceVersionOf = (apis: ReadonlyArray<{ readonly apiKey: number; 
   if (produce.minVersion <= 9 && produce.maxVersion >= 9) return 9
   if (produce.minVersion <= 3 && produce.maxVersion >= 3) return 3
   return { refused: `the broker takes Produce versions ${String(produce.minVersion)}–${String(produce.maxVersion)}; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)` }
+}
+
+export type SendOptions = {
+  readonly topic: string
+  readonly timeoutMs: number
+  readonly version: ProduceVersion
+  /** How many times a batch is sent again after a retriable answer, and the pause before each time. */
+  readonly retries: number
+  readonly retryDelayMs: number
+  /** Told of each round of batches sent again. */
+  readonly onRetry?: (partitions: ReadonlyArray<number>, attempt: number) => void
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Sends sealed batches, each to its partition's leader (the client's metadata and connections), all
+ * acknowledged by every in-sync replica. A batch whose partition answers with a retriable error, has
+ * no leader yet, or whose connection dropped is sent again (the same bytes, so the same sequence: the
+ * broker writes it once) after the metadata is read again, up to `retries` times; anything else, or
+ * retries exhausted, rejects with the first such error.
+ */
+export const sendBatches = async (client: Producer, batches: ReadonlyArray<PartitionBatch>, options: SendOptions): Promise<void> => {
+  let metadata = await client.metadata({ topics: [options.topic] })
+  let pending = batches
+  for (let attempt = 0; ; attempt++) {
+    const byLeader = new Map<number, PartitionBatch[]>()
+    const topic = metadata.topics.get(options.topic)
+    for (const b of pending) {
+      const leader = topic?.partitions[b.partition]?.leader ?? -1
+      const group = byLeader.get(leader)
+      if (group === undefined) byLeader.set(leader, [b])
+      else group.push(b)
+    }
+    const again: PartitionBatch[] = []
+    let lastError: unknown
+    await Promise.all(
+      [...byLeader].map(async ([leader, group]) => {
+        try {
+          const broker = metadata.brokers.get(leader)
+          // No leader in the metadata (an election under way): retriable, after the metadata is read again.
+          if (broker === undefined) throw new NetworkError(`no leader is known for partitions ${group.map((b) => b.partition).join(', ')} of ${options.topic}`)
+          const connection = await new Promise<Connection>((resolve, reject) => client.connections.get(broker, (e, c) => (e === null || e === undefined ? resolve(c as Connection) : reject(e))))
+          await PRODUCE[options.version].async(connection, options.timeoutMs, options.topic, group)
+        } catch (e) {
+          const answer = settleFailedSend(group, e, attempt < options.retries)
+          again.push(...answer.again)
+          if (answer.failed) lastError ??= e
+        }
+      }),
+    )
+    if (lastError !== undefined) throw lastError
+    if (again.length === 0) return
+    options.onRetry?.(again.map((b) => b.partition), attempt + 1)
+    pending = again
+    await sleep(options.retryDelayMs)
+    metadata = await client.metadata({ topics: [options.topic], forceUpdate: true })
+  }
 }
