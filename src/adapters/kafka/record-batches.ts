@@ -23,6 +23,7 @@ import { HEADER_NAME_BYTES } from './packed-records.ts'
 
 /** Bytes before the first record. */
 export const BATCH_HEADER_BYTES = 61
+const EMPTY = Buffer.alloc(0)
 const AT_LENGTH = 8
 const AT_LEADER_EPOCH = 12
 const AT_MAGIC = 16
@@ -78,15 +79,13 @@ export const writeVarint = (buf: Buffer, at: number, n: number): number => {
 export const recordBatchesOf = (buffer: ArrayBuffer, length: number, partitionOf: (key: Buffer) => number): PartitionBatch[] => {
   const buf = Buffer.from(buffer, 0, length)
   const count = buf.readUInt32LE(0)
-  // Pass 1: each record's partition, offset delta and size; each partition's first and largest timestamp.
-  const partitionOfRecord = new Int32Array(count)
+  /** One partition's batch as it is measured (pass 1), then written (pass 2, `bytes` and `at`). */
+  type Slot = { readonly partition: number; records: number; size: number; readonly first: number; max: number; bytes: Buffer; at: number }
+  const slots: Slot[] = []
+  const slotOf = new Map<number, Slot>()
+  // Pass 1: each record's batch and size (its body: what its length varint counts); each batch's size, first and largest timestamp.
+  const slotOfRecord: Slot[] = new Array<Slot>(count)
   const bodyOfRecord = new Int32Array(count)
-  const slot = new Map<number, number>()
-  const partitions: number[] = []
-  const records: number[] = []
-  const sizes: number[] = []
-  const firsts: number[] = []
-  const maxes: number[] = []
   let at = 4
   for (let i = 0; i < count; i++) {
     const timestamp = buf.readDoubleLE(at)
@@ -106,53 +105,46 @@ export const recordBatchesOf = (buffer: ArrayBuffer, length: number, partitionOf
       at += 5 + valueBytes
     }
     const partition = partitionOf(key)
-    let s = slot.get(partition)
-    if (s === undefined) {
-      s = partitions.length
-      slot.set(partition, s)
-      partitions.push(partition)
-      records.push(0)
-      sizes.push(BATCH_HEADER_BYTES)
-      firsts.push(timestamp)
-      maxes.push(timestamp)
+    let slot = slotOf.get(partition)
+    if (slot === undefined) {
+      slot = { partition, records: 0, size: BATCH_HEADER_BYTES, first: timestamp, max: timestamp, bytes: EMPTY, at: BATCH_HEADER_BYTES }
+      slotOf.set(partition, slot)
+      slots.push(slot)
     }
-    const offsetDelta = records[s] ?? 0
-    const first = firsts[s] ?? timestamp
-    if (timestamp > (maxes[s] ?? timestamp)) maxes[s] = timestamp
-    const body = 1 + varintBytes(timestamp - first) + varintBytes(offsetDelta) + varintBytes(keyLength) + keyLength + varintBytes(valueLength) + valueLength + headerBytes
-    partitionOfRecord[i] = s
+    if (timestamp > slot.max) slot.max = timestamp
+    const body = 1 + varintBytes(timestamp - slot.first) + varintBytes(slot.records) + varintBytes(keyLength) + keyLength + varintBytes(valueLength) + valueLength + headerBytes
+    slotOfRecord[i] = slot
     bodyOfRecord[i] = body
-    records[s] = offsetDelta + 1
-    sizes[s] = (sizes[s] ?? 0) + varintBytes(body) + body
+    slot.records += 1
+    slot.size += varintBytes(body) + body
   }
   if (at !== length) throw new Error(`recordBatchesOf: ${String(count)} records take ${String(at)} bytes of a request of ${String(length)} (a defect of packRequests)`)
 
-  // Pass 2: each batch's header, then its records.
-  const out = partitions.map((partition, s): { partition: number; records: number; bytes: Buffer; at: number } => {
-    const bytes = Buffer.allocUnsafe(sizes[s] ?? BATCH_HEADER_BYTES)
+  // Pass 2: each batch's header, then its records in order (their offset deltas counted again from 0).
+  for (const slot of slots) {
+    const bytes = Buffer.allocUnsafe(slot.size)
     bytes.fill(0, 0, BATCH_HEADER_BYTES)
     bytes.writeInt32BE(bytes.length - AT_LEADER_EPOCH, AT_LENGTH)
     bytes.writeInt32BE(-1, AT_LEADER_EPOCH)
     bytes.writeInt8(2, AT_MAGIC)
     bytes.writeInt16BE(0, AT_ATTRIBUTES)
-    bytes.writeInt32BE((records[s] ?? 1) - 1, AT_LAST_OFFSET_DELTA)
-    bytes.writeBigInt64BE(BigInt(firsts[s] ?? 0), AT_BASE_TIMESTAMP)
-    bytes.writeBigInt64BE(BigInt(maxes[s] ?? 0), AT_MAX_TIMESTAMP)
-    bytes.writeInt32BE(records[s] ?? 0, AT_RECORD_COUNT)
-    return { partition, records: records[s] ?? 0, bytes, at: BATCH_HEADER_BYTES }
-  })
-  const offsets = new Int32Array(partitions.length)
+    bytes.writeInt32BE(slot.records - 1, AT_LAST_OFFSET_DELTA)
+    bytes.writeBigInt64BE(BigInt(slot.first), AT_BASE_TIMESTAMP)
+    bytes.writeBigInt64BE(BigInt(slot.max), AT_MAX_TIMESTAMP)
+    bytes.writeInt32BE(slot.records, AT_RECORD_COUNT)
+    slot.bytes = bytes
+    slot.records = 0
+  }
   at = 4
   for (let i = 0; i < count; i++) {
-    const s = partitionOfRecord[i] ?? 0
-    const batch = out[s]
-    if (batch === undefined) throw new Error('recordBatchesOf: a record of no batch')
-    const target = batch.bytes
-    let w = writeVarint(target, batch.at, bodyOfRecord[i] ?? 0)
+    const slot = slotOfRecord[i]
+    if (slot === undefined) throw new Error('recordBatchesOf: a record of no batch')
+    const target = slot.bytes
+    let w = writeVarint(target, slot.at, bodyOfRecord[i] ?? 0)
     target[w++] = 0
-    w = writeVarint(target, w, buf.readDoubleLE(at) - (firsts[s] ?? 0))
-    w = writeVarint(target, w, offsets[s] ?? 0)
-    offsets[s] = (offsets[s] ?? 0) + 1
+    w = writeVarint(target, w, buf.readDoubleLE(at) - slot.first)
+    w = writeVarint(target, w, slot.records)
+    slot.records += 1
     const keyLength = buf.readUInt32LE(at + 8)
     w = writeVarint(target, w, keyLength)
     w += buf.copy(target, w, at + 12, at + 12 + keyLength)
@@ -165,7 +157,7 @@ export const recordBatchesOf = (buffer: ArrayBuffer, length: number, partitionOf
     at += 1
     w = writeVarint(target, w, headers)
     for (let h = 0; h < headers; h++) {
-      const name = HEADER_NAME_BYTES[buf.readUInt8(at)] ?? Buffer.alloc(0)
+      const name = HEADER_NAME_BYTES[buf.readUInt8(at)] ?? EMPTY
       const valueBytes = buf.readUInt32LE(at + 1)
       w = writeVarint(target, w, name.length)
       w += name.copy(target, w)
@@ -173,10 +165,10 @@ export const recordBatchesOf = (buffer: ArrayBuffer, length: number, partitionOf
       w += buf.copy(target, w, at + 5, at + 5 + valueBytes)
       at += 5 + valueBytes
     }
-    batch.at = w
+    slot.at = w
   }
-  for (const b of out) if (b.at !== b.bytes.length) throw new Error(`recordBatchesOf: partition ${String(b.partition)}'s batch is ${String(b.bytes.length)} bytes but ${String(b.at)} were written (a defect)`)
-  return out.map(({ partition, records: n, bytes }) => ({ partition, records: n, bytes }))
+  for (const b of slots) if (b.at !== b.bytes.length) throw new Error(`recordBatchesOf: partition ${String(b.partition)}'s batch is ${String(b.bytes.length)} bytes but ${String(b.at)} were written (a defect)`)
+  return slots.map(({ partition, records, bytes }) => ({ partition, records, bytes }))
 }
 
 /** Writes the sender's producer id, epoch and base sequence into a batch, then its CRC-32C. */
