@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { readRelayStatus } from '../../src/jobs/index.ts'
-import { silentLogger } from '../../src/logger.ts'
-import { makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, scriptBroker, scriptBrokerSkipReason, type ScriptBroker } from '../support/kafka.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, readWholeLog } from './relay-support.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
 
 /**
  * Acceptance (issue 14): a broker of the test's own (scripts/kafka.sh on a free port) is down when the
@@ -22,10 +18,9 @@ import { appendOrders, checkDelivery, eventually, readWholeLog } from './relay-s
 const skipReason = await scriptBrokerSkipReason()
 if (skipReason !== undefined) console.info(`Kafka relay broker-down test skipped: ${skipReason}`)
 
-const log = silentLogger()
 const topic = `satang.test.down.${randomUUID().slice(0, 8)}`
 let broker: ScriptBroker
-let db: Awaited<ReturnType<typeof freshDatabase>>
+let db: RelayTestLog
 let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined
@@ -51,18 +46,14 @@ const statusJson = async (): Promise<{ code: number | null; status: StatusJson }
 describe.skipIf(skipReason !== undefined)('the relay when the broker is down (a broker of our own, stopped and started)', () => {
   beforeAll(async () => {
     broker = await scriptBroker()
-    db = await freshDatabase('relaydown')
-    const migrated = await runCli(['migrate'], { env: envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', SATANG_DATABASE_URL: db.url }) })
-    expect(migrated.code, migrated.stderr).toBe(0)
-    pool = makePostgresPool({ url: db.url, poolMax: 4 }, log)
-    store = makePostgresEventStore({ pool, log }, { schema: 'eventstore' })
+    db = await migratedLog('relaydown')
+    pool = db.pool
+    store = db.store
     await appendOrders(store, 2_000, 'before')
   }, 120_000)
 
   afterAll(async () => {
     await relay?.stop('SIGKILL')
-    await store.close()
-    await pool.end()
     await db.drop()
     await broker.remove()
   })

@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { readRelayStatus } from '../../src/jobs/index.ts'
 import { readRelayCheckpoint } from '../../src/jobs/relay/relay-checkpoint.ts'
-import { silentLogger } from '../../src/logger.ts'
-import { makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, readWholeLog } from './relay-support.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
 
 /**
  * Acceptance (issue 14): real `satang relay` processes on one database and a real broker.
@@ -25,10 +21,9 @@ import { appendOrders, checkDelivery, eventually, readWholeLog } from './relay-s
 const skipReason = await kafkaSkipReason()
 if (skipReason !== undefined) console.info(`Kafka relay crash and takeover tests skipped: ${skipReason}`)
 
-const log = silentLogger()
 const BATCH = 500
 let broker: TestBroker
-let db: Awaited<ReturnType<typeof freshDatabase>>
+let db: RelayTestLog
 let pool: Pool
 let store: EventStore
 const running: SatangProcess[] = []
@@ -58,19 +53,15 @@ const caughtUp = async (topic: string): Promise<boolean> => (await readRelayStat
 describe.skipIf(skipReason !== undefined)('satang relay processes (real broker, real SIGKILL)', () => {
   beforeAll(async () => {
     broker = await startTestBroker()
-    db = await freshDatabase('relaycrash')
-    const migrated = await runCli(['migrate'], { env: envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', SATANG_DATABASE_URL: db.url }) })
-    expect(migrated.code, migrated.stderr).toBe(0)
-    pool = makePostgresPool({ url: db.url, poolMax: 4 }, log)
-    store = makePostgresEventStore({ pool, log }, { schema: 'eventstore' })
+    db = await migratedLog('relaycrash')
+    pool = db.pool
+    store = db.store
     // The backlog: ~30,000 events of ~4,000 order streams.
     await appendOrders(store, 30_000, 'backlog')
   }, 180_000)
 
   afterAll(async () => {
     await Promise.all(running.map((p) => p.stop('SIGKILL')))
-    await store.close()
-    await pool.end()
     await db.drop()
     await broker.stop()
   })

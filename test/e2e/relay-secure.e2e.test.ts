@@ -6,18 +6,15 @@ import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import { makeKafkaEventPublisher, type KafkaSecurity } from '../../src/adapters/kafka/publisher.ts'
 import type { EventStore } from '../../src/application/ports/event-store.ts'
 import { readRelayStatus } from '../../src/jobs/index.ts'
 import { silentLogger } from '../../src/logger.ts'
-import { makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, secureListener, secureListenerSkipReason, secureRelaySettings, type SecureListener } from '../support/kafka.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, readWholeLog } from './relay-support.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
 
 /**
  * Issue 26, the relay against the test broker's secure listener (SASL_SSL, SCRAM-SHA-512):
@@ -36,7 +33,7 @@ const log = silentLogger()
 const topic = `satang.test.secure.${randomUUID().slice(0, 8)}`
 let secure: SecureListener
 let dir: string
-let db: Awaited<ReturnType<typeof freshDatabase>>
+let db: RelayTestLog
 let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined
@@ -47,18 +44,14 @@ describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SH
     if (l === undefined) throw new Error('no secure listener')
     secure = l
     dir = mkdtempSync(join(tmpdir(), 'satang-relay-secure-'))
-    db = await freshDatabase('relaysecure')
-    const migrated = await runCli(['migrate'], { env: envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', SATANG_DATABASE_URL: db.url }) })
-    expect(migrated.code, migrated.stderr).toBe(0)
-    pool = makePostgresPool({ url: db.url, poolMax: 4 }, log)
-    store = makePostgresEventStore({ pool, log }, { schema: 'eventstore' })
+    db = await migratedLog('relaysecure')
+    pool = db.pool
+    store = db.store
     await appendOrders(store, 600, 'secure')
   }, 120_000)
 
   afterAll(async () => {
     await relay?.stop('SIGKILL')
-    await store.close()
-    await pool.end()
     await db.drop()
     rmSync(dir, { recursive: true, force: true })
   })

@@ -1,14 +1,16 @@
 /**
  * The relay's Kafka client, on a worker thread of its own (started by publisher.ts). The relay's thread
- * reads the log, checks each event and packs the records' bytes (packed-records.ts); this thread owns
- * the client (@platformatic/kafka): the topic, the idempotent producer, and the sending, one request at
- * a time in the order the requests came. So encoding the produce requests and waiting for the broker's
- * acknowledgements overlap with reading and checking the next events, on another core.
+ * reads the log and packs the records' bytes (packed-records.ts); this thread checks each record
+ * against its event type's codec (checked-records.ts) and owns the client (@platformatic/kafka): the
+ * topic, the idempotent producer, and the sending, one request at a time in the order the requests
+ * came. So checking and encoding the produce requests and waiting for the broker's acknowledgements
+ * overlap with reading and packing the next events, on another core. A record the check refuses ends
+ * its publish: the records before it are sent, none after it, and the answer names it.
  *
  * The client connects (TLS, SASL), creates the topic, gives the producer id and the partitions'
  * leaders; the produce requests themselves are written here: each packed request becomes one record
- * batch per partition (record-batches.ts, the partition as the client's Java-compatible partitioner
- * picks it), sealed with the producer id, its epoch and the partition's next sequence, and sent to the
+ * batch per partition (record-batches.ts, the partition as the Java client's partitioner picks it:
+ * murmur2.ts), sealed with the producer id, its epoch and the partition's next sequence, and sent to the
  * partition's leader as a Produce request (v9, or v3 for a broker older than Kafka 2.8; acks=all) over
  * the client's own connection. This is the idempotent producer's protocol, kept here instead of in the
  * client's `send` because the client builds an object per record and copies each batch several times:
@@ -21,9 +23,11 @@
  * (`publishFailureOf`): kind, one line for the operator, and a plain summary of the client's errors.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { Admin, compatibilityPartitioner, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
+import { Admin, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
 import type { Destination, PublishFailure } from '../../application/ports/event-publisher.ts'
+import { firstRefusedRecord, truncatedBefore } from './checked-records.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
+import { javaPartitionOf } from './murmur2.ts'
 import { produceVersionOf, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
@@ -57,7 +61,8 @@ export type ThreadFailure = Omit<PublishFailure, 'cause'> & { readonly cause: st
 /** To the relay's thread. */
 export type FromProducerThread =
   | { readonly op: 'prepared'; readonly id: number; readonly destination: Destination }
-  | { readonly op: 'published'; readonly id: number }
+  /** Acknowledged: the first `published` events; `refused` names the event after them the check refused (null: none, all published). */
+  | { readonly op: 'published'; readonly id: number; readonly published: number; readonly refused: string | null }
   | { readonly op: 'failed'; readonly id: number; readonly failure: ThreadFailure }
   | { readonly op: 'closed'; readonly id: number }
   /** A request's buffer, sent and acknowledged: the relay's thread packs a later request into it. */
@@ -193,8 +198,11 @@ const prepare = async (id: number): Promise<void> => {
   post({ op: 'prepared', id, destination })
 }
 
-/** The publish whose requests are arriving: its id, its size, and whether one of them failed. */
-let current: { id: number; events: number; failed: boolean } | undefined
+/**
+ * The publish whose requests are arriving: its id, its size, whether one of its requests failed, the
+ * events acknowledged so far, and the event the check refused (after which nothing of it is sent).
+ */
+let current: { id: number; events: number; failed: boolean; published: number; refused: string | null } | undefined
 
 /**
  * Sends one packed request's records: a batch per partition (the partition as the Java client picks
@@ -204,7 +212,7 @@ const produceRequest = async (session: Session, buffer: ArrayBuffer, length: num
   const metadata = await session.client.metadata({ topics: [config.topic] })
   const partitions = metadata.topics.get(config.topic)?.partitionsCount
   if (partitions === undefined || partitions < 1) throw new Error(`topic ${config.topic} has no partitions in the cluster's metadata`)
-  const batches = recordBatchesOf(buffer, length, (key) => compatibilityPartitioner(undefined as never, key) % partitions)
+  const batches = recordBatchesOf(buffer, length, (key) => javaPartitionOf(key, partitions))
   sealBatches(batches, session)
   await sendBatches(session.client, batches, {
     topic: config.topic,
@@ -216,12 +224,20 @@ const produceRequest = async (session: Session, buffer: ArrayBuffer, length: num
   })
 }
 
+/**
+ * Checks a request's records (checked-records.ts) and sends those before the first one refused, if
+ * any; after a refused record nothing more of the publish is sent.
+ */
 const sendRequest = async (id: number, buffer: ArrayBuffer, length: number): Promise<void> => {
   const publish = current
-  if (publish?.id !== id || publish.failed) return
+  if (publish?.id !== id || publish.failed || publish.refused !== null) return
   try {
-    const p = await connectProducer()
-    await produceRequest(p, buffer, length)
+    const refused = firstRefusedRecord(buffer, length)
+    const records = refused === null ? new DataView(buffer).getUint32(0, true) : refused.index
+    const sending = refused === null ? length : truncatedBefore(buffer, refused).length
+    if (sending > 0) await produceRequest(await connectProducer(), buffer, sending)
+    publish.published += records
+    if (refused !== null) publish.refused = refused.reason
     // Acknowledged: the client holds none of its records any more; the buffer goes back to be packed again.
     port.postMessage({ op: 'spare', buffer } satisfies FromProducerThread, [buffer])
   } catch (e) {
@@ -244,12 +260,12 @@ const handle = async (m: ToProducerThread): Promise<void> => {
     case 'prepare':
       return prepare(m.id)
     case 'publish':
-      current = { id: m.id, events: m.events, failed: false }
+      current = { id: m.id, events: m.events, failed: false, published: 0, refused: null }
       return
     case 'request':
       return sendRequest(m.id, m.buffer, m.length)
     case 'end':
-      if (current?.id === m.id && !current.failed) post({ op: 'published', id: m.id })
+      if (current?.id === m.id && !current.failed) post({ op: 'published', id: m.id, published: current.published, refused: current.refused })
       current = undefined
       return
     case 'close':

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Destination, EventPublisher, PublishFailure } from '../../application/ports/event-publisher.ts'
+import type { Destination, EventPublisher, Published, PublishFailure } from '../../application/ports/event-publisher.ts'
 import type { RecordedEvent } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import type { SecurityDescription } from './errors.ts'
@@ -109,8 +109,10 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
  * client computes the same partition for a stream. TLS and SASL as `config.security` says.
  *
  * `publish` packs the records' bytes here (packed-records.ts), one buffer per produce request, and hands
- * each to the thread as soon as it is packed; the thread sends them one at a time, in order, each after
- * the previous one was acknowledged, and answers once all were (or with the first failure).
+ * each to the thread as soon as it is packed; the thread checks each request's records against their
+ * codecs (checked-records.ts) and sends them one at a time, in order, each after the previous one was
+ * acknowledged, and answers once all were (or with the first failure, or with how many it sent before
+ * the first record it refused).
  */
 export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: KafkaPublisherConfig): EventPublisher => {
   const log = deps.log.child({ component: 'kafka', topic: config.topic })
@@ -197,8 +199,8 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
     throw new Error(`the Kafka producer thread answered a prepare with ${m.op}`)
   }
 
-  const publish = (events: ReadonlyArray<RecordedEvent>): TE.TaskEither<PublishFailure, void> => async () => {
-    if (events.length === 0) return E.right(undefined)
+  const publish = (events: ReadonlyArray<RecordedEvent>): TE.TaskEither<PublishFailure, Published> => async () => {
+    if (events.length === 0) return E.right({ published: 0, refused: null })
     const w = started()
     const id = ++nextId
     const answer = reply(id)
@@ -216,7 +218,7 @@ export const makeKafkaEventPublisher = (deps: { readonly log: Logger }, config: 
     }
     w.postMessage({ op: 'end', id } satisfies ToProducerThread)
     const m = await answer
-    if (m.op === 'published') return E.right(undefined)
+    if (m.op === 'published') return E.right({ published: m.published, refused: m.refused })
     if (m.op === 'failed') return E.left(failureOf(m.failure))
     throw new Error(`the Kafka producer thread answered a publish with ${m.op}`)
   }

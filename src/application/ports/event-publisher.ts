@@ -31,6 +31,9 @@ export type Destination = {
   readonly created: boolean
 }
 
+/** What a publish did: the first `published` events of it are acknowledged; `refused`, when not null, names the event after them and why it was not published. */
+export type Published = { readonly published: number; readonly refused: string | null }
+
 /**
  * Publishes stored events, in the order given, to downstream consumers (the Kafka topic). At least once:
  * a batch that failed may have been written in part, and is published again by the caller.
@@ -41,8 +44,13 @@ export type EventPublisher = {
   /**
    * Publishes the events in this order and resolves once every one is acknowledged by the broker (all
    * in-sync replicas). Events of one stream keep their order for consumers.
+   *
+   * Each event's data is checked first against the codec of its type and schema version (the domain's
+   * registry): the publisher publishes only the events before the first that fails, and resolves with
+   * how many it published and which one it refused, and why (`<stream> revision <n> at position <p>:
+   * <why>`). Nothing after a refused event is published; the caller must not pass over it.
    */
-  readonly publish: (events: ReadonlyArray<RecordedEvent>) => TE.TaskEither<PublishFailure, void>
+  readonly publish: (events: ReadonlyArray<RecordedEvent>) => TE.TaskEither<PublishFailure, Published>
   /** Disconnects; `prepare` may connect again. */
   readonly close: () => Promise<void>
 }

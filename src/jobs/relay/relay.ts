@@ -17,7 +17,6 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import type { EventPublisher, PublishFailureKind } from '../../application/ports/event-publisher.ts'
 import type { EventStore, Position, ReadItem, RecordedEvent } from '../../application/ports/event-store.ts'
-import { decodeDomainEvent, describeEventDecodeError } from '../../domain/events/registry.ts'
 import type { Logger } from '../../logger.ts'
 import { advanceRelayCheckpoint, claimRelayCheckpoint, clearRelayFailing, readRelayCheckpoint, recordRelayError, writeRelayHeartbeat } from './relay-checkpoint.ts'
 import { openLockSession, RELAY_APPLICATION_NAME, type LockSession } from './relay-lock.ts'
@@ -131,19 +130,19 @@ const makeBuffer = (highWater: number) => {
   }
 }
 
-/** The events to publish now: decoded and valid up to the first that is not, and why that one is not. */
-export const publishablePrefix = (items: ReadonlyArray<ReadItem>): { readonly events: ReadonlyArray<RecordedEvent>; readonly stop: string | null } => {
+/**
+ * The events to hand to the publisher now: those before the first the store could not read (its
+ * envelope), and which one that is. Each event's data is checked by the publisher itself, on its own
+ * thread (EventPublisher's `publish`): it publishes up to the first it refuses.
+ */
+export const readablePrefix = (items: ReadonlyArray<ReadItem>): { readonly events: ReadonlyArray<RecordedEvent>; readonly stop: string | null } => {
   const events: RecordedEvent[] = []
   for (const item of items) {
     if (E.isLeft(item)) {
       const u = item.left
       return { events, stop: `${u.stream} revision ${String(u.streamRevision)} at position ${u.position}: undecodable event ${u.eventId}: ${u.reason}` }
     }
-    const r = item.right
-    // The value published is the stored data; decoding checks it against the codec its schema is generated from.
-    const decoded = decodeDomainEvent(r.type, r.schemaVersion, r.data)
-    if (E.isLeft(decoded)) return { events, stop: `${r.streamName} revision ${String(r.streamRevision)} at position ${r.position}: ${describeEventDecodeError(decoded.left)}` }
-    events.push(r)
+    events.push(item.right)
   }
   return { events, stop: null }
 }
@@ -233,7 +232,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     const sub = deps.store.subscribeToAll(from === null ? {} : { from }, (item) => buffer.push(item))
     const interrupt = Promise.race([stopped, sub.closed, session.lost])
     // The next batch, taken and checked while the one before it was on its way to the broker.
-    let ahead: ReturnType<typeof publishablePrefix> | undefined
+    let ahead: ReturnType<typeof readablePrefix> | undefined
     try {
       while (!stopping.signal.aborted) {
         if (session.isLost()) throw new LockLost('the relay lock connection was lost')
@@ -247,24 +246,28 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
           }
           continue
         }
-        const { events, stop } = ahead ?? publishablePrefix(items)
+        const { events, stop } = ahead ?? readablePrefix(items)
         ahead = undefined
-        const last = events.at(-1)
-        if (last !== undefined) {
+        if (events.length > 0) {
           const sending = deps.publisher.publish(events)()
           // Published in order all the same: the next batch is only sent after this one's checkpoint.
           const next = stop === null ? buffer.takeNow(batchSize) : []
-          if (next.length > 0) ahead = publishablePrefix(next)
+          if (next.length > 0) ahead = readablePrefix(next)
           const sent = await sending
           if (E.isLeft(sent)) return E.left({ kind: sent.left.kind, message: sent.left.message, cause: sent.left.cause })
-          acks.push([Date.now(), events.length])
-          const moved = await onSession(advanceRelayCheckpoint(session.client, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: events.length, rate: publishRate() }))
-          if (!moved) return E.left({ kind: 'database', message: `the checkpoint of ${topic} is already at or past ${last.position}: another relay published without the lock; starting again from the checkpoint` })
-          position = last.position
-          published += events.length
-          failing = false
-          progressAt = Date.now()
-          onProgress()
+          const { published: count, refused } = sent.right
+          const last = events[count - 1]
+          if (last !== undefined) {
+            acks.push([Date.now(), count])
+            const moved = await onSession(advanceRelayCheckpoint(session.client, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: count, rate: publishRate() }))
+            if (!moved) return E.left({ kind: 'database', message: `the checkpoint of ${topic} is already at or past ${last.position}: another relay published without the lock; starting again from the checkpoint` })
+            position = last.position
+            published += count
+            failing = false
+            progressAt = Date.now()
+            onProgress()
+          }
+          if (refused !== null) return E.left({ kind: 'undecodable_event', message: `stopped before an event it cannot publish: ${refused}` })
         }
         if (stop !== null) return E.left({ kind: 'undecodable_event', message: `stopped before an event it cannot publish: ${stop}` })
       }

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { publishFailureOf } from '../../../src/adapters/kafka/errors.ts'
 import { toKafkaMessage, type OutgoingMessage } from '../../../src/adapters/kafka/message.ts'
 import { compatibilityPartitioner } from '@platformatic/kafka'
+import fc from 'fast-check'
 import kafkajs from 'kafkajs'
+import { javaPartitionOf, murmur2 } from '../../../src/adapters/kafka/murmur2.ts'
 import { kafkaRecordOf, recordOf, requestsOf } from '../../../src/adapters/kafka/publisher.ts'
 import { Position, type RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { decodeConfig } from '../../../src/config.ts'
@@ -116,16 +118,34 @@ describe('the record sent (@platformatic/kafka): the same bytes and partition as
     expect([...b.headers].find(([k]) => k.toString() === 'ce_id')?.[1].toString()).toBe('1f8fad5b-d9cb-469f-a165-70867728950e')
   })
 
-  it('the partition of a key is the Java client’s (murmur2, positive, modulo), as kafkajs computed it', () => {
+  it('the partition of a key is the Java client’s (murmur2, positive, modulo), as kafkajs and @platformatic/kafka compute it', () => {
     const kafkajsPartition = kafkajs.Partitioners.DefaultPartitioner()
     for (const partitions of [1, 3, 6, 7, 64]) {
       const partitionMetadata = Array.from({ length: partitions }, (_, i) => ({ partitionId: i, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }))
       for (let i = 0; i < 2_000; i++) {
         const key = `order-140000000000000001-ORD-${String(i)}-ข้าว`
-        const ours = compatibilityPartitioner({ topic: 't', key: Buffer.from(key) }, Buffer.from(key)) % partitions
+        const ours = javaPartitionOf(Buffer.from(key), partitions)
         expect(ours, key).toBe(kafkajsPartition({ topic: 't', partitionMetadata, message: { key, value: null } }))
+        expect(ours, key).toBe(compatibilityPartitioner({ topic: 't', key: Buffer.from(key) }, Buffer.from(key)) % partitions)
       }
     }
+  })
+
+  it('murmur2 is the client’s on any bytes: every length mod 4, high bytes, the empty key', () => {
+    // Kafka's own test vectors (Utils.murmur2 in the Java client's UtilsTest).
+    expect(murmur2(Buffer.from('21'))).toBe(-973932308)
+    expect(murmur2(Buffer.from('foobar'))).toBe(-790332482)
+    expect(murmur2(Buffer.from('a-little-bit-long-string'))).toBe(-985981536)
+    expect(murmur2(Buffer.from('a-little-bit-longer-string'))).toBe(-1486304829)
+    expect(murmur2(Buffer.from('lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8'))).toBe(-58897971)
+    expect(murmur2(Buffer.from([0x61, 0x62, 0x63]))).toBe(479470107)
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 80 }), fc.integer({ min: 1, max: 1000 }), (bytes, partitions) => {
+        const key = Buffer.from(bytes)
+        expect(javaPartitionOf(key, partitions)).toBe(compatibilityPartitioner(undefined as never, key) % partitions)
+      }),
+      { numRuns: 3_000 },
+    )
   })
 })
 

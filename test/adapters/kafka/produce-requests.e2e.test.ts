@@ -1,6 +1,7 @@
-import { Admin, compatibilityPartitioner, ProduceAcks, Producer } from '@platformatic/kafka'
+import { Admin, ProduceAcks, Producer } from '@platformatic/kafka'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packRequests } from '../../../src/adapters/kafka/packed-records.ts'
+import { javaPartitionOf } from '../../../src/adapters/kafka/murmur2.ts'
 import { kafkaRecordOf } from '../../../src/adapters/kafka/publisher.ts'
 import { produceVersionOf, recordBatchesOf, sealBatches, sendBatches, type PartitionBatch, type ProduceVersion } from '../../../src/adapters/kafka/record-batches.ts'
 import type { RecordedEvent } from '../../../src/application/ports/event-store.ts'
@@ -39,7 +40,7 @@ describe.skipIf(skipReason !== undefined)('the relay’s Produce requests agains
     expect(produceVersionOf(await producer.listApis())).toBe(9)
     const { producerId, producerEpoch } = await producer.initIdempotentProducer({})
     const state = { producerId, epoch: producerEpoch, sequences: new Map<number, number>() }
-    const partitionOf = (key: Buffer): number => compatibilityPartitioner(undefined as never, key) % PARTITIONS
+    const partitionOf = (key: Buffer): number => javaPartitionOf(key, PARTITIONS)
 
     // Sent as the producer thread sends: batches whose partition answers with a retriable error (a topic
     // this new may not have its leaders everywhere yet) go again after the metadata is read again.
