@@ -58,15 +58,18 @@ const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
-/** Each header of one stored event's message, name and value, in the order they are sent. */
-export const eachHeader = (e: RecordedEvent, source: string, put: (name: string, value: string) => void): void => {
+/**
+ * Each header of one stored event's message, name and value, in the order they are sent. `isoTime`
+ * gives the commit time's text (`Date.toISOString`, or the same text kept from the previous event).
+ */
+export const eachHeader = (e: RecordedEvent, source: string, put: (name: string, value: string) => void, isoTime: (d: Date) => string = (d) => d.toISOString()): void => {
   put(HEADERS.contentType, CONTENT_TYPE)
   put(HEADERS.specversion, '1.0')
   put(HEADERS.id, e.eventId)
   put(HEADERS.source, source)
   put(HEADERS.type, ceTypeOf(e.type, e.schemaVersion))
   put(HEADERS.subject, e.streamName)
-  put(HEADERS.time, e.recordedAt.toISOString())
+  put(HEADERS.time, isoTime(e.recordedAt))
   put(HEADERS.position, e.position)
   put(HEADERS.streamRevision, e.streamRevision.toString())
   put(HEADERS.correlationId, text(e.metadata.correlationId))

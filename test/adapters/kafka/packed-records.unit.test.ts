@@ -44,10 +44,14 @@ describe('packed records (relay thread → producer thread)', () => {
 
   it('reads back the same bytes as kafkaRecordOf, in order: Thai text, a traceparent, empty data, revision 0', () => {
     const traced = eventNo(3, { metadata: { correlationId: 'ข้าว-1', causationId: 'c', recordedAt: '2026-01-01T03:00:00.000Z', source: 'api_request', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })
-    const events = [eventNo(0), eventNo(1, { data: {}, streamRevision: 0n }), traced, eventNo(4, { metadata: { correlationId: '', causationId: 'c', recordedAt: '2026-01-01T03:00:00.000Z', source: 'query', traceparent: 'not-a-traceparent' } })]
+    // Texts ASCII up to a Thai character, and longer than the short-text path: written by the encoder.
+    const mixed = eventNo(5, { streamName: 'order-140000000000000001-หม้อ-5', metadata: { correlationId: `x-${'9'.repeat(70)}`, causationId: 'cause-ข้าว', recordedAt: '2026-01-01T03:00:00.000Z', source: 'api_request' } })
+    // Two events of one append share the commit time; the next one has its own.
+    const sameTime = eventNo(6, { recordedAt: mixed.recordedAt })
+    const events = [eventNo(0), eventNo(1, { data: {}, streamRevision: 0n }), traced, eventNo(4, { metadata: { correlationId: '', causationId: 'c', recordedAt: '2026-01-01T03:00:00.000Z', source: 'query', traceparent: 'not-a-traceparent' } }), mixed, sameTime, eventNo(7)]
     const [only, ...more] = roundTrip(events, 1_000_000)
     expect(more).toEqual([])
-    expect(only?.request.count).toBe(4)
+    expect(only?.request.count).toBe(7)
     expect(only?.records.map(bytesOf)).toEqual(events.map((e) => bytesOf(kafkaRecordOf('t', e, '/satang').record)))
     expect(only?.request.bytes).toBe(events.reduce((n, e) => n + kafkaRecordOf('t', e, '/satang').bytes, 0))
     expect(only?.records[2]?.headers.size).toBe(12) // the traceparent travels
