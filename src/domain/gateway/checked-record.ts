@@ -97,7 +97,7 @@ export const onlyFields =
     const { fields, owner } = allowed(input)
     return Object.keys(input)
       .filter((key) => !fields.has(key))
-      .map((key) => ({ path: key, rule: `is not a field of ${owner}` }))
+      .map((key) => ({ path: [key], rule: `is not a field of ${owner}` }))
   }
 
 /** A field counts as sent when it is present and neither null nor an empty string. */

@@ -43,6 +43,16 @@ describe('checkedRecord', () => {
     )
   })
 
+  it('an unknown key is named exactly, dots and all (a key ending in a dot was once reported without it)', () => {
+    expect(decodeAll(Probe, { id: 'a', 'gFh`.': 'P}', '.x': 1, 'a.b': 2 })).toEqual(
+      E.left([
+        { path: 'gFh`.', rule: 'is not a field of Probe' },
+        { path: '.x', rule: 'is not a field of Probe' },
+        { path: 'a.b', rule: 'is not a field of Probe' },
+      ]),
+    )
+  })
+
   it('missing or not an object', () => {
     expect(decodeAll(Probe, undefined)).toEqual(E.left([{ path: '', rule: 'is required' }]))
     expect(decodeAll(Probe, 'x')).toEqual(E.left([{ path: '', rule: 'must be an object' }]))
