@@ -6,8 +6,9 @@ import { readRelayStatus } from '../../src/jobs/index.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, scriptBroker, scriptBrokerSkipReason, type ScriptBroker } from '../support/kafka.ts'
+import type { EventStoreDatabase } from '../adapters/http/database.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } from './relay-support.ts'
 
 /**
  * Acceptance (issue 14): a broker of the test's own (scripts/kafka.sh on a free port) is down when the
@@ -20,7 +21,7 @@ if (skipReason !== undefined) console.info(`Kafka relay broker-down test skipped
 
 const topic = `satang.test.down.${randomUUID().slice(0, 8)}`
 let broker: ScriptBroker
-let db: RelayTestLog
+let db: EventStoreDatabase
 let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined

@@ -7,8 +7,9 @@ import { readRelayCheckpoint } from '../../src/jobs/relay/relay-checkpoint.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
+import type { EventStoreDatabase } from '../adapters/http/database.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } from './relay-support.ts'
 
 /**
  * Acceptance (issue 14): real `satang relay` processes on one database and a real broker.
@@ -23,7 +24,7 @@ if (skipReason !== undefined) console.info(`Kafka relay crash and takeover tests
 
 const BATCH = 500
 let broker: TestBroker
-let db: RelayTestLog
+let db: EventStoreDatabase
 let pool: Pool
 let store: EventStore
 const running: SatangProcess[] = []

@@ -13,8 +13,9 @@ import { silentLogger } from '../../src/logger.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, secureListener, secureListenerSkipReason, secureRelaySettings, type SecureListener } from '../support/kafka.ts'
+import type { EventStoreDatabase } from '../adapters/http/database.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } from './relay-support.ts'
 
 /**
  * Issue 26, the relay against the test broker's secure listener (SASL_SSL, SCRAM-SHA-512):
@@ -33,7 +34,7 @@ const log = silentLogger()
 const topic = `satang.test.secure.${randomUUID().slice(0, 8)}`
 let secure: SecureListener
 let dir: string
-let db: RelayTestLog
+let db: EventStoreDatabase
 let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined

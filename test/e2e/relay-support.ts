@@ -1,38 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
-import type { Pool } from 'pg'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
 import type { EventStore, Position, RecordedEvent } from '../../src/application/ports/event-store.ts'
 import { eventSourceOf, toEventToAppend } from '../../src/domain/events/registry.ts'
-import { silentLogger } from '../../src/logger.ts'
-import { makePostgresPool } from '../../src/platform/postgres/pool.ts'
-import { freshDatabase } from '../adapters/http/database.ts'
+import { freshEventStoreDatabase, type EventStoreDatabase } from '../adapters/http/database.ts'
 import { runCli } from '../support/cli.ts'
 import type { ConsumedMessage } from '../support/kafka.ts'
 import { orderEventsOf, orderPlanArb } from '../projections/scenarios.ts'
 import { envWithoutSatangSettings } from '../support/process.ts'
 
-/** A database of its own for a relay test: migrated by `satang migrate`, as an operator does, with a pool and the event store on it. */
-export type RelayTestLog = { readonly url: string; readonly pool: Pool; readonly store: EventStore; readonly drop: () => Promise<void> }
-
-export const migratedLog = async (label: string): Promise<RelayTestLog> => {
-  const db = await freshDatabase(label)
+/**
+ * A database of its own for a relay test: the event store (`freshEventStoreDatabase`), then what
+ * `satang migrate` adds (the read models, `relay_checkpoints` among them), run as an operator runs it.
+ */
+export const migratedLog = async (label: string): Promise<EventStoreDatabase> => {
+  const db = await freshEventStoreDatabase(label)
   const migrated = await runCli(['migrate'], { env: envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', SATANG_DATABASE_URL: db.url }) })
-  if (migrated.code !== 0) throw new Error(`satang migrate exited with ${String(migrated.code)}: ${migrated.stderr}`)
-  const log = silentLogger()
-  const pool = makePostgresPool({ url: db.url, poolMax: 4 }, log)
-  const store = makePostgresEventStore({ pool, log }, { schema: 'eventstore' })
-  return {
-    url: db.url,
-    pool,
-    store,
-    drop: async () => {
-      await store.close()
-      await pool.end()
-      await db.drop()
-    },
+  if (migrated.code !== 0) {
+    await db.drop()
+    throw new Error(`satang migrate exited with ${String(migrated.code)}: ${migrated.stderr}`)
   }
+  return db
 }
 
 /** Every event of the log, in log order. */

@@ -7,8 +7,9 @@ import { readRelayStatus } from '../../src/jobs/index.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
+import type { EventStoreDatabase } from '../adapters/http/database.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, eventually, migratedLog, readWholeLog, type RelayTestLog } from './relay-support.ts'
+import { appendOrders, eventually, migratedLog, readWholeLog } from './relay-support.ts'
 
 /**
  * The relay never passes over an event it cannot vouch for: an event in the log whose data does not
@@ -24,7 +25,7 @@ if (skipReason !== undefined) console.info(`Kafka relay undecodable-event test s
 
 const topic = `satang.test.undecodable.${randomUUID().slice(0, 8)}`
 let broker: TestBroker
-let db: RelayTestLog
+let db: EventStoreDatabase
 let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeDomainEvent, describeEventDecodeError } from '../../domain/events/registry.ts'
-import { CE_TYPE_PREFIX, HEADERS } from './message.ts'
+import { HEADERS, typeOfCeType } from './message.ts'
 import { HEADER_NAMES } from './packed-records.ts'
 
 /*
@@ -30,15 +30,6 @@ export type RefusedRecord = {
   readonly reason: string
 }
 
-/** `satang.<Type>.v<version>` → type and version (undefined: not a satang `ce_type`). */
-const typeOf = (ceType: string): { readonly type: string; readonly schemaVersion: number } | undefined => {
-  if (!ceType.startsWith(CE_TYPE_PREFIX)) return undefined
-  const at = ceType.lastIndexOf('.v')
-  const schemaVersion = Number(ceType.slice(at + 2))
-  if (at <= CE_TYPE_PREFIX.length || !Number.isSafeInteger(schemaVersion) || schemaVersion < 0) return undefined
-  return { type: ceType.slice(CE_TYPE_PREFIX.length, at), schemaVersion }
-}
-
 /**
  * The first record of a packed request whose value does not decode with its type's codec, or null when
  * every one does. A record is refused also when it has no `ce_type`, or one not of the form satang
@@ -48,7 +39,7 @@ export const firstRefusedRecord = (buffer: ArrayBuffer, length: number): Refused
   const buf = Buffer.from(buffer, 0, length)
   const count = buf.readUInt32LE(0)
   // Parsed `ce_type`s: a request holds few distinct ones.
-  const types = new Map<string, ReturnType<typeof typeOf>>()
+  const types = new Map<string, ReturnType<typeof typeOfCeType>>()
   // Where this record's header values start and end, by header (-1: absent): the stream, revision and
   // position are read only for a refused record's error line.
   const spans = new Int32Array(2 * HEADER_NAMES.length)
@@ -88,11 +79,11 @@ export const firstRefusedRecord = (buffer: ArrayBuffer, length: number): Refused
 }
 
 /** Why a record cannot be published, or null when its value decodes. */
-const refusal = (ceType: string | undefined, buf: Buffer, valueAt: number, valueLength: number, types: Map<string, ReturnType<typeof typeOf>>): string | null => {
+const refusal = (ceType: string | undefined, buf: Buffer, valueAt: number, valueLength: number, types: Map<string, ReturnType<typeof typeOfCeType>>): string | null => {
   if (ceType === undefined) return 'no ce_type header'
   let parsed = types.get(ceType)
   if (parsed === undefined && !types.has(ceType)) {
-    parsed = typeOf(ceType)
+    parsed = typeOfCeType(ceType)
     types.set(ceType, parsed)
   }
   if (parsed === undefined) return `ce_type ${ceType} is not satang.<Type>.v<version>`
@@ -108,10 +99,10 @@ const refusal = (ceType: string | undefined, buf: Buffer, valueAt: number, value
 
 /**
  * The records of a packed request before `refused`, as a request of their own in the same buffer (its
- * count rewritten): what the producer thread sends when the check refused a record. Length 0: none.
+ * count rewritten), as its length: what the producer thread sends when the check refused a record (0: none).
  */
-export const truncatedBefore = (buffer: ArrayBuffer, refused: RefusedRecord): { readonly length: number } => {
-  if (refused.index === 0) return { length: 0 }
+export const truncatedBefore = (buffer: ArrayBuffer, refused: RefusedRecord): number => {
+  if (refused.index === 0) return 0
   Buffer.from(buffer).writeUInt32LE(refused.index, 0)
-  return { length: refused.offset }
+  return refused.offset
 }

@@ -24,6 +24,16 @@ export const CE_TYPE_PREFIX = 'satang.'
 /** `ce_type` of an event type at a schema version: `satang.OrderCreated.v1`. */
 export const ceTypeOf = (type: string, schemaVersion: number): string => `${CE_TYPE_PREFIX}${type}.v${String(schemaVersion)}`
 
+/** The event type and schema version a `ce_type` names (`ceTypeOf` read back); undefined when it is not of that form. */
+export const typeOfCeType = (ceType: string): { readonly type: string; readonly schemaVersion: number } | undefined => {
+  if (!ceType.startsWith(CE_TYPE_PREFIX)) return undefined
+  const at = ceType.lastIndexOf('.v')
+  const digits = ceType.slice(at + 2)
+  const schemaVersion = Number(digits)
+  if (at <= CE_TYPE_PREFIX.length || !/^\d+$/.test(digits) || !Number.isSafeInteger(schemaVersion)) return undefined
+  return { type: ceType.slice(CE_TYPE_PREFIX.length, at), schemaVersion }
+}
+
 /** The headers of every message, by name (docs/kafka.md's table and `schemas/headers.schema.json` list the same). */
 export const HEADERS = {
   contentType: 'content-type',

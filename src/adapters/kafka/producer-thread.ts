@@ -234,7 +234,7 @@ const sendRequest = async (id: number, buffer: ArrayBuffer, length: number): Pro
   try {
     const refused = firstRefusedRecord(buffer, length)
     const records = refused === null ? new DataView(buffer).getUint32(0, true) : refused.index
-    const sending = refused === null ? length : truncatedBefore(buffer, refused).length
+    const sending = refused === null ? length : truncatedBefore(buffer, refused)
     if (sending > 0) await produceRequest(await connectProducer(), buffer, sending)
     publish.published += records
     if (refused !== null) publish.refused = refused.reason

@@ -248,6 +248,8 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
         }
         const { events, stop } = ahead ?? readablePrefix(items)
         ahead = undefined
+        // The event the relay stops before: one the publisher refused, else one the store could not read.
+        let before = stop
         if (events.length > 0) {
           const sending = deps.publisher.publish(events)()
           // Published in order all the same: the next batch is only sent after this one's checkpoint.
@@ -267,9 +269,9 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
             progressAt = Date.now()
             onProgress()
           }
-          if (refused !== null) return E.left({ kind: 'undecodable_event', message: `stopped before an event it cannot publish: ${refused}` })
+          before = refused ?? stop
         }
-        if (stop !== null) return E.left({ kind: 'undecodable_event', message: `stopped before an event it cannot publish: ${stop}` })
+        if (before !== null) return E.left({ kind: 'undecodable_event', message: `stopped before an event it cannot publish: ${before}` })
       }
       return E.right(undefined)
     } finally {

@@ -2,7 +2,7 @@ import { CloudEvent, Kafka as CloudEventsKafka } from 'cloudevents'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { publishFailureOf } from '../../../src/adapters/kafka/errors.ts'
-import { toKafkaMessage, type OutgoingMessage } from '../../../src/adapters/kafka/message.ts'
+import { ceTypeOf, toKafkaMessage, typeOfCeType, type OutgoingMessage } from '../../../src/adapters/kafka/message.ts'
 import { compatibilityPartitioner } from '@platformatic/kafka'
 import fc from 'fast-check'
 import kafkajs from 'kafkajs'
@@ -76,6 +76,14 @@ describe('toKafkaMessage (the public message contract)', () => {
   it('carries correlation and causation ids that are not strings as JSON text', () => {
     const m = toKafkaMessage(anEvent({ metadata: { correlationId: 'c', causationId: 'd', recordedAt: 'x', source: 's', extra: 1 } }), '/satang')
     expect([m.headers['ce_correlationid'], m.headers['ce_causationid']]).toEqual(['c', 'd'])
+  })
+
+  it('a ce_type reads back as the type and schema version it was made of; anything not of that form as none', () => {
+    expect(typeOfCeType(ceTypeOf('OrderCreated', 1))).toEqual({ type: 'OrderCreated', schemaVersion: 1 })
+    expect(typeOfCeType(ceTypeOf('Odd.vName', 12))).toEqual({ type: 'Odd.vName', schemaVersion: 12 })
+    for (const other of ['other.OrderCreated.v1', 'satang.OrderCreated', 'satang..v1', 'satang.v1', 'satang.OrderCreated.v', 'satang.OrderCreated.v-1', 'satang.OrderCreated.v1.5', 'satang.OrderCreated.vx']) {
+      expect(typeOfCeType(other), other).toBeUndefined()
+    }
   })
 })
 
