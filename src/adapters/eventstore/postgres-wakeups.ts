@@ -9,6 +9,12 @@ import type { Logger } from '../../logger.ts'
  * by one `pg_notify` sent on its own afterwards (coalescing). Subscribers in this
  * process are woken directly. One LISTEN connection per store serves all its subscriptions; when
  * it is down, the subscribers' polling fallback still finds every event.
+ *
+ * While no subscriber listens in another session (`othersListen`, looked up by the store at most once
+ * per `listenerLookupMs`), nothing is sent at all: a notification nobody hears still takes the notify
+ * lock at commit and, when coalesced, a statement of its own. A subscriber whose LISTEN connection
+ * has just opened is not yet known to appenders elsewhere, so for `startupWindowMs` it looks for new
+ * events every STARTUP_POLL_MS itself (unless a notification came meanwhile), instead of every `pollIntervalMs`.
  */
 export type Wakeups = {
   /** The channel notified. */
@@ -34,9 +40,24 @@ export type Wakeups = {
 
 const RECONNECT_MIN_MS = 100
 const RECONNECT_MAX_MS = 5_000
+/** How often a subscriber whose LISTEN connection has just opened looks for new events, until appenders elsewhere can know of it. */
+export const STARTUP_POLL_MS = 20
 
-/** `listenerName`: the application_name of the LISTEN connection, by which appenders elsewhere see that someone listens. */
-export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger }, channel: string, minIntervalMs: number, listenerName: string): Wakeups => {
+export type WakeupsConfig = {
+  /** The channel notified. */
+  readonly channel: string
+  /** At most one notification per this interval. */
+  readonly minIntervalMs: number
+  /** The application_name of the LISTEN connection, by which appenders elsewhere see that someone listens. */
+  readonly listenerName: string
+  /** Whether a subscriber listens in another session, as last looked up; nothing is sent while not. */
+  readonly othersListen: () => boolean
+  /** How long after its LISTEN connection opened a subscriber polls every STARTUP_POLL_MS: longer than appenders elsewhere take to look it up. */
+  readonly startupWindowMs: number
+}
+
+export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger }, config: WakeupsConfig): Wakeups => {
+  const { channel, minIntervalMs, listenerName, othersListen, startupWindowMs } = config
   const log = deps.log
   const subscribers = new Set<(payload?: string) => void>()
   let closed = false
@@ -70,14 +91,14 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
     if (pending && !closed) later()
   }
   const claim = (): boolean => {
-    if (closed || sending !== undefined || timer !== undefined) return false
+    if (closed || sending !== undefined || timer !== undefined || !othersListen()) return false
     if (performance.now() - lastSentAt < minIntervalMs) return false
     lastSentAt = performance.now()
     return true
   }
   const appended = (notifiedAtCommit = false): void => {
     wakeAll()
-    if (closed || notifiedAtCommit) return
+    if (closed || notifiedAtCommit || !othersListen()) return
     if (sending !== undefined || timer !== undefined) {
       pending = true
       return
@@ -91,7 +112,24 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
   let pid: number | undefined
   let connecting: Promise<void> | undefined
   let reconnectTimer: NodeJS.Timeout | undefined
+  let startupTimer: NodeJS.Timeout | undefined
   let backoff = RECONNECT_MIN_MS
+
+  // Notifications heard on the LISTEN connection so far.
+  let heard = 0
+  // Until appenders elsewhere have looked this listener up, their appends wake nobody: every
+  // STARTUP_POLL_MS, look for new events unless a notification came meanwhile (then appenders do
+  // notify, and their announcements call for a read when an append they do not cover is older).
+  const pollWhileUnknown = (client: Client, until: number, heardBefore: number): void => {
+    if (startupTimer !== undefined) clearTimeout(startupTimer)
+    startupTimer = setTimeout(() => {
+      startupTimer = undefined
+      if (closed || listener !== client || performance.now() > until) return
+      if (heard === heardBefore) wakeAll()
+      pollWhileUnknown(client, until, heard)
+    }, STARTUP_POLL_MS)
+    startupTimer.unref()
+  }
 
   const scheduleReconnect = (): void => {
     if (closed || subscribers.size === 0 || reconnectTimer !== undefined) return
@@ -114,7 +152,9 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
       scheduleReconnect()
     }
     client.on('notification', (msg) => {
-      if (msg.channel === channel) wakeAll(msg.payload)
+      if (msg.channel !== channel) return
+      heard += 1
+      wakeAll(msg.payload)
     })
     client.on('error', lost)
     client.on('end', () => lost())
@@ -127,6 +167,7 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
         backoff = RECONNECT_MIN_MS
         // Anything committed while we were not listening is found by this extra read.
         wakeAll()
+        pollWhileUnknown(client, performance.now() + startupWindowMs, heard)
         if (closed || subscribers.size === 0) await stopListening()
       } catch (err) {
         log.warn({ err }, 'could not LISTEN for new events; retrying')
@@ -142,6 +183,8 @@ export const makeWakeups = (deps: { readonly pool: Pool; readonly log: Logger },
   const stopListening = async (): Promise<void> => {
     if (reconnectTimer !== undefined) clearTimeout(reconnectTimer)
     reconnectTimer = undefined
+    if (startupTimer !== undefined) clearTimeout(startupTimer)
+    startupTimer = undefined
     const client = listener
     listener = undefined
     pid = undefined

@@ -266,6 +266,9 @@ const fnv1a = (s: string): string => {
   return h.toString(36)
 }
 
+/** The application_name of the LISTEN connection of a store of `schema`: an appender notifies only while one from another session is connected. */
+export const listenerNameOf = (schema: string): string => `${LISTENER_NAME}${fnv1a(schema)}`
+
 /** The PostgreSQL event store. Run `migrateEventStore` for the same schema first. */
 export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: PostgresEventStoreConfig = {}): EventStore => {
   const schema = config.schema ?? 'eventstore'
@@ -276,12 +279,16 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const log = deps.log.child({ component: 'eventstore', schema })
   const pool = deps.pool
   const tag = fnv1a(schema)
-  const wakeups = makeWakeups({ pool, log }, `${schema}_events`, config.notifyIntervalMs ?? 1, `${LISTENER_NAME}${tag}`)
+  const listenerLookupMs = config.listenerLookupMs ?? 1_000
+  const wakeups = makeWakeups(
+    { pool, log },
+    // Twice the lookup interval: an appender elsewhere with the default looks within a second, plus its query's time.
+    { channel: `${schema}_events`, minIntervalMs: config.notifyIntervalMs ?? 1, listenerName: listenerNameOf(schema), othersListen: () => subscribersElsewhere(), startupWindowMs: 2 * listenerLookupMs },
+  )
   const subscriptions = new Set<Subscription>()
   const t = `"${schema}".events`
   const horizonWarnMs = (config.horizonWarnSeconds ?? 10) * 1000
   const observeDelivery = config.observeDelivery
-  const listenerLookupMs = config.listenerLookupMs ?? 1_000
   const announceRunning = config.announceLimits?.running ?? ANNOUNCE_CONCURRENCY
   const announcePerSecond = config.announceLimits?.perSecond ?? ANNOUNCE_MAX_RATE
   let lastHorizonWarning = Number.NEGATIVE_INFINITY
@@ -492,7 +499,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     if (listenCheck === undefined && now - listenCheckedAt >= listenerLookupMs) {
       listenCheckedAt = now
       const own = wakeups.listenerPid()
-      listenCheck = query({ ...sql.listening, values: [`${LISTENER_NAME}${tag}`, own === undefined ? [] : [own]], rowMode: 'array' })
+      listenCheck = query({ ...sql.listening, values: [listenerNameOf(schema), own === undefined ? [] : [own]], rowMode: 'array' })
         .then((rows) => {
           othersListen = rows[0]?.[0] === true
         })

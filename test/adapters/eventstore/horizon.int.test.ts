@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
-import { Client } from 'pg'
+import { Client, type Pool } from 'pg'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerHorizonMetrics } from '../../../src/adapters/http/horizon-metrics.ts'
-import { makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
+import { listenerNameOf, makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
 import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend, Position, ReadItem } from '../../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../../src/logger.ts'
@@ -63,6 +63,24 @@ const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 2_000): Pr
     if (performance.now() - start > ms) throw new Error(`${what}: not within ${String(ms)} ms`)
     await new Promise((r) => setTimeout(r, 10))
   }
+}
+
+/** The pool, and the text of every statement run through its own `query` (the store's separate `pg_notify`; statements on a connection taken from it are not seen). */
+const recordingPool = (base: Pool): { pool: Pool; texts: string[] } => {
+  const texts: string[] = []
+  const pool = new Proxy(base, {
+    get(target, key) {
+      if (key === 'query') {
+        return (config: unknown, ...rest: unknown[]) => {
+          texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text))
+          return (target.query as (...a: unknown[]) => unknown).call(target, config, ...rest)
+        }
+      }
+      const v: unknown = Reflect.get(target, key)
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
+  return { pool, texts }
 }
 
 /** An appender that inserted one event and stays open: its pid and event id. */
@@ -299,22 +317,11 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
 
   it('the first append after a quiet spell sends the wake-up from its own statement (no pg_notify after it); an append under `any` sends one after its commit; a listener elsewhere hears each', async () => {
     const base = schema.pool(2)
-    const texts: string[] = []
-    const pool = new Proxy(base, {
-      get(target, key) {
-        if (key === 'query') {
-          return (config: unknown, ...rest: unknown[]) => {
-            texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text))
-            return (target.query as (...a: unknown[]) => unknown).call(target, config, ...rest)
-          }
-        }
-        const v: unknown = Reflect.get(target, key)
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
-      },
-    })
+    const { pool, texts } = recordingPool(base)
     // Bare wake-ups only (announcements.int.test.ts tests those): never announce.
     const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema, announceLimits: { running: 0, perSecond: 0 } })
-    const listener = new Client({ connectionString: schema.url })
+    // Named as a subscriber's LISTEN connection: appenders notify only while one listens elsewhere.
+    const listener = new Client({ connectionString: schema.url, application_name: listenerNameOf(schema.schema) })
     await listener.connect()
     let heard = 0
     listener.on('notification', (n) => {
@@ -333,6 +340,77 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
       expect(separateNotifies()).toBe(1)
     } finally {
       await listener.end()
+      await writer.close()
+    }
+  })
+
+  it('while no subscriber listens in another session, appends notify nobody: no pg_notify in their statement nor after it', async () => {
+    const base = schema.pool(2)
+    const { pool, texts } = recordingPool(base)
+    const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema, listenerLookupMs: 10 })
+    // Listens on the channel, but is not a subscriber's connection (another application_name).
+    const eavesdropper = new Client({ connectionString: schema.url, application_name: 'not-a-satang-subscriber' })
+    await eavesdropper.connect()
+    let heard = 0
+    eavesdropper.on('notification', (n) => {
+      if (n.channel === `${schema.schema}_events`) heard++
+    })
+    await eavesdropper.query(`listen "${schema.schema}_events"`)
+    try {
+      // The first append looks for subscribers elsewhere (and notifies, not knowing yet); wait for the answer.
+      expect(E.isRight(await writer.append(`first-${randomUUID()}`, [anEvent()], 'no_stream')())).toBe(true)
+      await new Promise((r) => setTimeout(r, 200))
+      heard = 0
+      const separateNotifies = (): number => texts.filter((t) => t.startsWith('select pg_notify')).length
+      const sentBefore = separateNotifies()
+      for (let i = 0; i < 5; i++) {
+        expect(E.isRight(await writer.append(`exact-${randomUUID()}`, [anEvent(i)], 'no_stream')())).toBe(true)
+        expect(E.isRight(await writer.append(`queued-${randomUUID()}`, [anEvent(i)], 'any')())).toBe(true)
+      }
+      await new Promise((r) => setTimeout(r, 100))
+      expect(heard).toBe(0)
+      // No separate pg_notify statement either (the 'any' appends sent one after their commit before).
+      expect(separateNotifies()).toBe(sentBefore)
+    } finally {
+      await eavesdropper.end()
+      await writer.close()
+    }
+  })
+
+  it('a subscriber that starts after an appender elsewhere last looked (and found nobody) still gets new events within a few ms, not at its backed-off poll', async () => {
+    // The appender looks for subscribers only once a minute: it goes on believing nobody listens.
+    const writer = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, listenerLookupMs: 60_000 })
+    // Its start-up polling lasts twice its own lookup interval: 6 s here.
+    const follower = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, pollIntervalMs: 10_000, listenerLookupMs: 3_000 })
+    try {
+      expect(E.isRight(await writer.append(`before-${randomUUID()}`, [anEvent()], 'no_stream')())).toBe(true)
+      await new Promise((r) => setTimeout(r, 200)) // the writer's lookup has answered: nobody else listens
+      const from = await marker()
+      const seen = new Map<string, number>()
+      const sub = follower.subscribeToAll({ from }, (item) => {
+        if (E.isRight(item)) seen.set(item.right.eventId, performance.now())
+        return Promise.resolve()
+      })
+      try {
+        await new Promise((r) => setTimeout(r, 2_000)) // caught up and idle: its polling has backed off to seconds
+        const lags: number[] = []
+        for (let i = 0; i < 4; i++) {
+          const e = anEvent(i)
+          expect(E.isRight(await writer.append(`late-${randomUUID()}`, [e], 'no_stream')())).toBe(true)
+          const at = performance.now()
+          await waitFor('the event, delivered by the new subscriber', () => Promise.resolve(seen.has(e.eventId)), 3_000)
+          lags.push((seen.get(e.eventId) ?? Number.NaN) - at)
+          await new Promise((r) => setTimeout(r, 300))
+        }
+        // Within a few of STARTUP_POLL_MS (20 ms). Without the start-up polling, at the subscriber's next
+        // look: after a delivery it looks again 2, 6, 14 … 254, 510 ms later, so 300 ms after one, about 200 ms late.
+        lags.sort((a, b) => a - b)
+        expect(lags[1], `lags ${lags.map((l) => l.toFixed(1)).join(', ')} ms`).toBeLessThan(80)
+      } finally {
+        await sub.stop()
+      }
+    } finally {
+      await follower.close()
       await writer.close()
     }
   })
