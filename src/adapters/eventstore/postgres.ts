@@ -488,9 +488,12 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     return elapsed >= ANNOUNCE_RATE_WINDOW_MS ? (rateWindowCount * 1000) / elapsed : appendRate
   }
 
-  // Announcing costs each append about 0.1 ms in PostgreSQL (docs/architecture.md "Live following"):
-  // only worth it while a subscriber elsewhere listens. Looked up at most once a second, in the
-  // background; until the first answer, assumed.
+  // Announcing costs each append about 0.1 ms in PostgreSQL (docs/architecture.md "Live following"),
+  // and a wake-up nobody hears is wasted: both only while a subscriber elsewhere listens. Looked up at
+  // most once a second, in the background, when an append asks. An answer older than that is not
+  // trusted: from the moment a new lookup starts until it answers (the first one included), someone is
+  // assumed to listen. So the first append after a quiet spell notifies even if nobody listened when
+  // the store last looked: a subscriber may have started since, and be past its start-up polling.
   let othersListen = true
   let listenCheckedAt = Number.NEGATIVE_INFINITY
   let listenCheck: Promise<void> | undefined
@@ -498,6 +501,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     const now = performance.now()
     if (listenCheck === undefined && now - listenCheckedAt >= listenerLookupMs) {
       listenCheckedAt = now
+      othersListen = true
       const own = wakeups.listenerPid()
       listenCheck = query({ ...sql.listening, values: [listenerNameOf(schema), own === undefined ? [] : [own]], rowMode: 'array' })
         .then((rows) => {

@@ -347,7 +347,8 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
   it('while no subscriber listens in another session, appends notify nobody: no pg_notify in their statement nor after it', async () => {
     const base = schema.pool(2)
     const { pool, texts } = recordingPool(base)
-    const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema, listenerLookupMs: 10 })
+    // Looks once, at its first append, and trusts the answer for a minute.
+    const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema, listenerLookupMs: 60_000 })
     // Listens on the channel, but is not a subscriber's connection (another application_name).
     const eavesdropper = new Client({ connectionString: schema.url, application_name: 'not-a-satang-subscriber' })
     await eavesdropper.connect()
@@ -406,6 +407,38 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
         // look: after a delivery it looks again 2, 6, 14 … 254, 510 ms later, so 300 ms after one, about 200 ms late.
         lags.sort((a, b) => a - b)
         expect(lags[1], `lags ${lags.map((l) => l.toFixed(1)).join(', ')} ms`).toBeLessThan(80)
+      } finally {
+        await sub.stop()
+      }
+    } finally {
+      await follower.close()
+      await writer.close()
+    }
+  })
+
+  it('the first append after a quiet spell longer than the lookup interval notifies, though nobody listened when the appender last looked', async () => {
+    const writer = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, listenerLookupMs: 300 })
+    // Its start-up polling ends after 200 ms: after that only a notification (or its 10 s poll) brings events.
+    const follower = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, pollIntervalMs: 10_000, listenerLookupMs: 100 })
+    try {
+      expect(E.isRight(await writer.append(`before-${randomUUID()}`, [anEvent()], 'no_stream')())).toBe(true)
+      await new Promise((r) => setTimeout(r, 100)) // the writer's lookup has answered: nobody else listens
+      const from = await marker()
+      const seen = new Map<string, number>()
+      const sub = follower.subscribeToAll({ from }, (item) => {
+        if (E.isRight(item)) seen.set(item.right.eventId, performance.now())
+        return Promise.resolve()
+      })
+      try {
+        // Quiet for 1.5 s: the writer's answer is stale, the follower's start-up polling long over and
+        // its own polling backed off to about a second.
+        await new Promise((r) => setTimeout(r, 1_500))
+        const e = anEvent()
+        expect(E.isRight(await writer.append(`after-${randomUUID()}`, [e], 'no_stream')())).toBe(true)
+        const at = performance.now()
+        await waitFor('the event after the quiet spell', () => Promise.resolve(seen.has(e.eventId)), 12_000)
+        // Woken by the append's own notification; trusting the stale answer, it waited for the follower's next look.
+        expect((seen.get(e.eventId) ?? Number.NaN) - at).toBeLessThan(150)
       } finally {
         await sub.stop()
       }
