@@ -280,10 +280,11 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const pool = deps.pool
   const tag = fnv1a(schema)
   const listenerLookupMs = config.listenerLookupMs ?? 1_000
+  const listenerName = listenerNameOf(schema)
   const wakeups = makeWakeups(
     { pool, log },
     // Twice the lookup interval: an appender elsewhere with the default looks within a second, plus its query's time.
-    { channel: `${schema}_events`, minIntervalMs: config.notifyIntervalMs ?? 1, listenerName: listenerNameOf(schema), othersListen: () => subscribersElsewhere(), startupWindowMs: 2 * listenerLookupMs },
+    { channel: `${schema}_events`, minIntervalMs: config.notifyIntervalMs ?? 1, listenerName, othersListen: () => subscribersElsewhere(), startupWindowMs: 2 * listenerLookupMs },
   )
   const subscriptions = new Set<Subscription>()
   const t = `"${schema}".events`
@@ -503,7 +504,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       listenCheckedAt = now
       othersListen = true
       const own = wakeups.listenerPid()
-      listenCheck = query({ ...sql.listening, values: [listenerNameOf(schema), own === undefined ? [] : [own]], rowMode: 'array' })
+      listenCheck = query({ ...sql.listening, values: [listenerName, own === undefined ? [] : [own]], rowMode: 'array' })
         .then((rows) => {
           othersListen = rows[0]?.[0] === true
         })

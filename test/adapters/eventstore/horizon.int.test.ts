@@ -378,48 +378,18 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
     }
   })
 
-  it('a subscriber that starts after an appender elsewhere last looked (and found nobody) still gets new events within a few ms, not at its backed-off poll', async () => {
-    // The appender looks for subscribers only once a minute: it goes on believing nobody listens.
-    const writer = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, listenerLookupMs: 60_000 })
-    // Its start-up polling lasts twice its own lookup interval: 6 s here.
-    const follower = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, pollIntervalMs: 10_000, listenerLookupMs: 3_000 })
-    try {
-      expect(E.isRight(await writer.append(`before-${randomUUID()}`, [anEvent()], 'no_stream')())).toBe(true)
-      await new Promise((r) => setTimeout(r, 200)) // the writer's lookup has answered: nobody else listens
-      const from = await marker()
-      const seen = new Map<string, number>()
-      const sub = follower.subscribeToAll({ from }, (item) => {
-        if (E.isRight(item)) seen.set(item.right.eventId, performance.now())
-        return Promise.resolve()
-      })
-      try {
-        await new Promise((r) => setTimeout(r, 2_000)) // caught up and idle: its polling has backed off to seconds
-        const lags: number[] = []
-        for (let i = 0; i < 4; i++) {
-          const e = anEvent(i)
-          expect(E.isRight(await writer.append(`late-${randomUUID()}`, [e], 'no_stream')())).toBe(true)
-          const at = performance.now()
-          await waitFor('the event, delivered by the new subscriber', () => Promise.resolve(seen.has(e.eventId)), 3_000)
-          lags.push((seen.get(e.eventId) ?? Number.NaN) - at)
-          await new Promise((r) => setTimeout(r, 300))
-        }
-        // Within a few of STARTUP_POLL_MS (20 ms). Without the start-up polling, at the subscriber's next
-        // look: after a delivery it looks again 2, 6, 14 … 254, 510 ms later, so 300 ms after one, about 200 ms late.
-        lags.sort((a, b) => a - b)
-        expect(lags[1], `lags ${lags.map((l) => l.toFixed(1)).join(', ')} ms`).toBeLessThan(80)
-      } finally {
-        await sub.stop()
-      }
-    } finally {
-      await follower.close()
-      await writer.close()
-    }
-  })
-
-  it('the first append after a quiet spell longer than the lookup interval notifies, though nobody listened when the appender last looked', async () => {
-    const writer = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, listenerLookupMs: 300 })
-    // Its start-up polling ends after 200 ms: after that only a notification (or its 10 s poll) brings events.
-    const follower = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, pollIntervalMs: 10_000, listenerLookupMs: 100 })
+  /**
+   * A writer whose lookup for subscribers elsewhere (every `writerLookupMs`) has found nobody, then a
+   * follower (another store, another pool) subscribed from a marker after it; `body` runs with both,
+   * and with `lagOf`: appends one event and returns how long after its acknowledgement the follower had it.
+   */
+  const afterLookupFoundNobody = async (
+    writerLookupMs: number,
+    followerConfig: { readonly pollIntervalMs: number; readonly listenerLookupMs: number },
+    body: (lagOf: (what: string, timeoutMs: number) => Promise<number>) => Promise<void>,
+  ): Promise<void> => {
+    const writer = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, listenerLookupMs: writerLookupMs })
+    const follower = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema, ...followerConfig })
     try {
       expect(E.isRight(await writer.append(`before-${randomUUID()}`, [anEvent()], 'no_stream')())).toBe(true)
       await new Promise((r) => setTimeout(r, 100)) // the writer's lookup has answered: nobody else listens
@@ -429,16 +399,15 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
         if (E.isRight(item)) seen.set(item.right.eventId, performance.now())
         return Promise.resolve()
       })
-      try {
-        // Quiet for 1.5 s: the writer's answer is stale, the follower's start-up polling long over and
-        // its own polling backed off to about a second.
-        await new Promise((r) => setTimeout(r, 1_500))
+      const lagOf = async (what: string, timeoutMs: number): Promise<number> => {
         const e = anEvent()
-        expect(E.isRight(await writer.append(`after-${randomUUID()}`, [e], 'no_stream')())).toBe(true)
+        expect(E.isRight(await writer.append(`late-${randomUUID()}`, [e], 'no_stream')())).toBe(true)
         const at = performance.now()
-        await waitFor('the event after the quiet spell', () => Promise.resolve(seen.has(e.eventId)), 12_000)
-        // Woken by the append's own notification; trusting the stale answer, it waited for the follower's next look.
-        expect((seen.get(e.eventId) ?? Number.NaN) - at).toBeLessThan(150)
+        await waitFor(what, () => Promise.resolve(seen.has(e.eventId)), timeoutMs)
+        return (seen.get(e.eventId) ?? Number.NaN) - at
+      }
+      try {
+        await body(lagOf)
       } finally {
         await sub.stop()
       }
@@ -446,6 +415,34 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
       await follower.close()
       await writer.close()
     }
+  }
+
+  it('a subscriber that starts after an appender elsewhere last looked (and found nobody) still gets new events within a few ms, not at its backed-off poll', async () => {
+    // The appender looks for subscribers only once a minute: it goes on believing nobody listens. The
+    // follower's start-up polling lasts twice its own lookup interval: 6 s here.
+    await afterLookupFoundNobody(60_000, { pollIntervalMs: 10_000, listenerLookupMs: 3_000 }, async (lagOf) => {
+      await new Promise((r) => setTimeout(r, 2_000)) // caught up and idle: its polling has backed off to seconds
+      const lags: number[] = []
+      for (let i = 0; i < 4; i++) {
+        lags.push(await lagOf('the event, delivered by the new subscriber', 3_000))
+        await new Promise((r) => setTimeout(r, 300))
+      }
+      // Within a few of STARTUP_POLL_MS (20 ms). Without the start-up polling, at the subscriber's next
+      // look: after a delivery it looks again 2, 6, 14 … 254, 510 ms later, so 300 ms after one, about 200 ms late.
+      lags.sort((a, b) => a - b)
+      expect(lags[1], `lags ${lags.map((l) => l.toFixed(1)).join(', ')} ms`).toBeLessThan(80)
+    })
+  })
+
+  it('the first append after a quiet spell longer than the lookup interval notifies, though nobody listened when the appender last looked', async () => {
+    // The follower's start-up polling ends after 200 ms: after that only a notification (or its 10 s poll) brings events.
+    await afterLookupFoundNobody(300, { pollIntervalMs: 10_000, listenerLookupMs: 100 }, async (lagOf) => {
+      // Quiet for 1.5 s: the writer's answer is stale, the follower's start-up polling long over and
+      // its own polling backed off to about a second.
+      await new Promise((r) => setTimeout(r, 1_500))
+      // Woken by the append's own notification; trusting the stale answer, it waited for the follower's next look.
+      expect(await lagOf('the event after the quiet spell', 12_000)).toBeLessThan(150)
+    })
   })
 
   it('with a stream prefix, the header row and the other streams never reach the handler, and the cursor moves past them', async () => {
