@@ -32,7 +32,6 @@
  * lock taken before the insert statement (`append_queued`, in the migration), and retry only if
  * they still lose a race to an exact-revision writer.
  */
-import { createSecretKey, type KeyObject } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -60,7 +59,7 @@ import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
 import { isValidSchemaName } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
-import { lastPosition, readAnnouncement, verdictOf, type Announcement } from './announcements.ts'
+import { announcementKeyOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey } from './announcements.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 import { DEFAULT_PAGE_BYTES, makePageSizer } from './page-bytes.ts'
@@ -791,13 +790,13 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
    * role may not read it, or the database could not be reached: subscribers then read after every
    * notification, and the key is read again (at most every KEY_RETRY_MS) while announcements arrive.
    */
-  let announceKeyRead: Promise<KeyObject | undefined> | undefined
+  let announceKeyRead: Promise<AnnouncementKey | undefined> | undefined
   let keyWarned = false
-  const announcementKey = (): Promise<KeyObject | undefined> => {
+  const announcementKey = (): Promise<AnnouncementKey | undefined> => {
     announceKeyRead ??= (async () => {
       try {
         const key = (await query({ ...sql.announceKey, rowMode: 'array' }))[0]?.[0]
-        return Buffer.isBuffer(key) && key.length === 32 ? createSecretKey(key) : undefined
+        return Buffer.isBuffer(key) && key.length === 32 ? announcementKeyOf(key) : undefined
       } catch (err) {
         const text = 'cannot read the announcement key (migration 0006 not run, no access, or the database is away): subscribers read after every notification'
         if (keyWarned) log.debug({ err }, text)
@@ -808,7 +807,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     })()
     return announceKeyRead
   }
-  let announceKey: KeyObject | undefined
+  let announceKey: AnnouncementKey | undefined
   let keyRetryAt = Number.NEGATIVE_INFINITY
   // Every subscriber of this store hears the same notification: its payload is checked once.
   let lastPayload: string | undefined
