@@ -91,10 +91,9 @@ const axe = async (page: Page): Promise<ReadonlyArray<string>> => {
 const checkPage = async (name: string, url: string, opts: { readonly signedIn: boolean; readonly ready?: string }): Promise<void> => {
   for (const width of WIDTHS) {
     // bypassCSP lets the test inject axe-core's source; the pages' own policy is tested in console.e2e.
-    const context: BrowserContext = await (browser as Browser).newContext({ viewport: { width, height: 900 }, bypassCSP: true })
+    const context: BrowserContext = opts.signedIn ? await signedInContext({ viewport: { width, height: 900 }, bypassCSP: true }) : await (browser as Browser).newContext({ viewport: { width, height: 900 }, bypassCSP: true })
     try {
       const page = await context.newPage()
-      if (opts.signedIn) await signIn(page)
       await page.goto(url)
       if (opts.ready !== undefined) await page.waitForSelector(opts.ready)
       const m = await measure(page)
@@ -119,6 +118,25 @@ const signIn = async (page: Page): Promise<void> => {
   await Promise.all([page.waitForURL(/\/console(\?|$)/), page.click('#token-sign-in button')])
 }
 
+/**
+ * A context already signed in: the token is entered once (the first time, through the sign-in page as a
+ * user does) and the session cookie it gave is reused by every later context, which saves each page
+ * check two page loads (the sign-in page and the overview it leads to) at each width.
+ */
+let session: Awaited<ReturnType<BrowserContext['storageState']>> | undefined
+const signedInContext = async (options: { readonly viewport: { readonly width: number; readonly height: number }; readonly bypassCSP?: boolean }): Promise<BrowserContext> => {
+  if (session === undefined) {
+    const first = await (browser as Browser).newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      await signIn(await first.newPage())
+      session = await first.storageState()
+    } finally {
+      await first.close()
+    }
+  }
+  return (browser as Browser).newContext({ ...options, storageState: session })
+}
+
 const amountBreakId = async (): Promise<string> => {
   const res = await s.t.api('GET', '/v1/reconciliation/breaks?status=open&class=amount_mismatch')
   const items = (res.json['items'] ?? res.json['breaks']) as ReadonlyArray<Record<string, unknown>> | undefined
@@ -129,10 +147,9 @@ const amountBreakId = async (): Promise<string> => {
 
 describe.skipIf(!hasChromium)('every console page at 390 and 1280 px: fits, money on screen, axe clean', () => {
   it('the headline answers how yesterday closed: its Bangkok date, its verdict, payments and refunds apart; today in progress', async () => {
-    const context = await (browser as Browser).newContext({ viewport: { width: 390, height: 900 } })
+    const context = await signedInContext({ viewport: { width: 390, height: 900 } })
     try {
       const page = await context.newPage()
-      await signIn(page)
       await page.goto(`${base}/console`)
       const yesterday = dayOffset(s.today, -1)
       const verdict = s.seededDays.find((d) => d.day === yesterday)?.verdict
@@ -157,10 +174,9 @@ describe.skipIf(!hasChromium)('every console page at 390 and 1280 px: fits, mone
 
   it('a forced amount mismatch, 99.00 vs 90.00: one highlighted field, one sentence in baht, the guidance; JSON only behind its disclosure', async () => {
     const id = await amountBreakId()
-    const context = await (browser as Browser).newContext({ viewport: { width: 390, height: 900 } })
+    const context = await signedInContext({ viewport: { width: 390, height: 900 } })
     try {
       const page = await context.newPage()
-      await signIn(page)
       await page.goto(`${base}/console/breaks/${id}`)
       const card = page.locator('article.break')
       const differs = card.locator('tr.differs')
@@ -188,10 +204,9 @@ describe.skipIf(!hasChromium)('every console page at 390 and 1280 px: fits, mone
   })
 
   it('the order state is a labelled summary in baht and Bangkok time; its JSON behind a disclosure', async () => {
-    const context = await (browser as Browser).newContext({ viewport: { width: 1280, height: 900 } })
+    const context = await signedInContext({ viewport: { width: 1280, height: 900 } })
     try {
       const page = await context.newPage()
-      await signIn(page)
       await page.goto(`${base}/console/orders/REF-ORD-1`)
       const state = (await page.locator('#state').innerText()).replace(/\s+/g, ' ')
       expect(state).toContain('Amount ฿100.00')
@@ -205,10 +220,9 @@ describe.skipIf(!hasChromium)('every console page at 390 and 1280 px: fits, mone
   })
 
   it('?as_of on the breaks page: before anything was recorded there was no break; now there are', async () => {
-    const context = await (browser as Browser).newContext({ viewport: { width: 1280, height: 900 } })
+    const context = await signedInContext({ viewport: { width: 1280, height: 900 } })
     try {
       const page = await context.newPage()
-      await signIn(page)
       await page.goto(`${base}/console/breaks?status=all&as_of=${encodeURIComponent('2000-01-01T00:00:00+07:00')}`)
       expect(await page.locator('#as-of').count()).toBe(1)
       expect(await page.locator('#breaks article.break').count()).toBe(0)
