@@ -29,6 +29,7 @@
  */
 import * as crypto from 'node:crypto'
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { inspect } from 'node:util'
 
 export type Announcement = {
   readonly tx: bigint
@@ -68,7 +69,13 @@ export type AnnouncementKey = { readonly ipad: Buffer; readonly opad: Buffer; re
 export const announcementKeyOf = (key: Buffer): AnnouncementKey => {
   const padded = Buffer.alloc(BLOCK)
   ;(key.length > BLOCK ? createHash('sha256').update(key).digest() : key).copy(padded)
-  return { ipad: Buffer.from(padded.map((b) => b ^ 0x36)), opad: Buffer.from(padded.map((b) => b ^ 0x5c)), raw: Buffer.from(key) }
+  const prepared = { ipad: Buffer.from(padded.map((b) => b ^ 0x36)), opad: Buffer.from(padded.map((b) => b ^ 0x5c)), raw: Buffer.from(key) }
+  // Key material (the key XOR a constant is the key): an object holding it that reaches a log line or
+  // JSON shows this instead, as a KeyObject would.
+  const hidden = (): string => '[announcement key]'
+  Object.defineProperty(prepared, 'toJSON', { value: hidden })
+  Object.defineProperty(prepared, inspect.custom, { value: hidden })
+  return prepared
 }
 
 const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { announcementKeyOf, lastPosition, macOf, readAnnouncement, verdictOf, type Announcement, type FollowState } from '../../../src/adapters/eventstore/announcements.ts'
 
@@ -45,6 +46,18 @@ describe('readAnnouncement', () => {
     expect(readAnnouncement(payload, announcementKeyOf(key))).toEqual(readAnnouncement(payload, key))
     expect(readAnnouncement(payload, announcementKeyOf(key))).toBeDefined()
     expect(readAnnouncement(payload, announcementKeyOf(randomBytes(32)))).toBeUndefined()
+  })
+
+  it('a prepared key never shows its bytes: JSON and util.inspect (what a log line of an object holding it would print) name it only', () => {
+    const prepared = announcementKeyOf(key)
+    for (const shown of [JSON.stringify({ prepared }), inspect({ prepared }, { depth: 5 }), String(JSON.stringify(prepared))]) {
+      expect(shown).toContain('[announcement key]')
+      for (const secret of [key, prepared.ipad, prepared.opad]) {
+        expect(shown).not.toContain(secret.toString('hex'))
+        expect(shown).not.toContain(secret.toString('base64'))
+      }
+      expect(shown).not.toMatch(/<Buffer|"type":"Buffer"/)
+    }
   })
 
   it('checks with the HMAC-SHA-256 of RFC 2104: the same as createHmac for any body and key, one after another', () => {
