@@ -8,6 +8,7 @@ import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
 import { HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
+import { announcementKeyOf } from '../../eventstore/announcements.ts'
 import { HORIZON_SQL } from '../../eventstore/postgres-horizon.ts'
 
 // The lock that serialises concurrent migrations of one database.
@@ -370,12 +371,11 @@ $fn$;
 revoke all on function "${s}".announce(text) from public;
 `
 
-/** The announcement key of a new installation, and its HMAC pads (RFC 2104: the key zero-padded to 64 bytes). */
+/** The announcement key of a new installation, and its HMAC pads (RFC 2104), the same ones its subscribers check with. */
 const announceKey = (): { key: Buffer; ipad: Buffer; opad: Buffer } => {
   const key = randomBytes(32)
-  const padded = Buffer.alloc(64)
-  key.copy(padded)
-  return { key, ipad: Buffer.from(padded.map((b) => b ^ 0x36)), opad: Buffer.from(padded.map((b) => b ^ 0x5c)) }
+  const { ipad, opad } = announcementKeyOf(key)
+  return { key, ipad, opad }
 }
 
 const migrations = (schema: string): ReadonlyArray<Migration> => [
