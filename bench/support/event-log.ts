@@ -14,12 +14,12 @@ import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import type pg from 'pg'
 import type { EventToAppend } from '../../src/application/ports/event-store.ts'
-import { rejectCallback } from '../../src/domain/events/common/callback-rejected.ts'
 import { eventSourceOf, toEventToAppend, type DomainEvent } from '../../src/domain/events/registry.ts'
 import { redactPayerData } from '../../src/domain/events/redaction.ts'
 import { classifyPaymentStatus, DEFAULT_PAYMENT_STATUS_TABLE } from '../../src/domain/gateway/statuses.ts'
 import { satang } from '../../src/domain/money.ts'
 import { orderCreated, orderStreamName, paymentRequestAccepted, paymentRequested } from '../../src/domain/order/index.ts'
+import { MERCHANT_ID, seededGatewayOrderId, seededOrderId } from './seeded.ts'
 // The generators the projection tests use (the domain decides every order's events from a plan).
 import { otherStreamsForProjections } from '../../test/projections/mixed-streams.ts'
 import { orderEventsOf, orderPlanArb } from '../../test/projections/scenarios.ts'
@@ -87,16 +87,6 @@ export const insertRows = async (pool: pg.Pool, table: string, rows: ReadonlyArr
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) await pool.query(insertSql(table), [asJson(rows.slice(i, i + ROWS_PER_STATEMENT))])
 }
 
-export const MERCHANT_ID = '140000000000000001'
-
-/** The 18-character gateway order id of seeded order `n`. */
-export const seededGatewayOrderId = (n: number): string => `2026112500${String(n).padStart(8, '0')}`
-export const seededOrderId = (n: number): string => `BN-${String(n)}`
-export const seededAmountText = (n: number): string => {
-  const s = 10_000 + (n % 90_000)
-  return `${String(Math.floor(s / 100))}.${String(s % 100).padStart(2, '0')}`
-}
-
 /** The events of a checkout that waits for its payment (created, requested, accepted with PI), as satang records it. */
 export const checkoutEvents = (n: number, at: Date): ReadonlyArray<DomainEvent> => {
   const id = seededOrderId(n)
@@ -121,22 +111,3 @@ export const checkoutRows = (from: number, count: number): Row[] => {
   }
   return rows
 }
-
-/**
- * The event the store figures append: a refused callback (as the gateway's noise is kept), a valid
- * domain event of realistic size that every projection can apply, on streams of the bench's own.
- */
-export const noiseEvent = (i: number, sentAt: number): EventToAppend =>
-  toEventToAppend(
-    rejectCallback({
-      callback: 'payment_notification',
-      reason: 'bad_signature',
-      detail: 'signature did not verify',
-      violations: [],
-      callbackId: randomUUID(),
-      receivedAt: new Date(),
-      payload: { notify_type: 'PAYMENT', merchant_id: MERCHANT_ID, merchant_order_id: `NOISE-${String(i)}`, order_id: seededGatewayOrderId(i % 1e8), order_status: 'PS', order_amount: '99.50', order_currency: 'THB', sent_at: sentAt.toFixed(3) },
-    }),
-    randomUUID(),
-    { correlationId: 'bench', causationId: 'bench', recordedAt: new Date().toISOString(), source: 'notification', signature: { verified: false, reason: 'bench' } },
-  )

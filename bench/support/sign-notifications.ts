@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import * as E from 'fp-ts/lib/Either.js'
 import { satangCanonicalV1 } from '../../src/domain/gateway/canonical.ts'
 import { loadPrivateKey, makeSigner, signedForm } from '../../src/domain/gateway/signing.ts'
-import { MERCHANT_ID, seededAmountText, seededGatewayOrderId, seededOrderId } from './event-log.ts'
+import { MERCHANT_ID, seededAmountText, seededGatewayOrderId, seededOrderId } from './seeded.ts'
 
 const [keyFile, fromText, countText, out] = process.argv.slice(2)
 if (keyFile === undefined || fromText === undefined || countText === undefined || out === undefined) {
