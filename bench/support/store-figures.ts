@@ -22,6 +22,8 @@ export type StoreFigures = {
   readonly liveEvents: Pair
   /** satang's live deliveries by path: events, p50 and p99 of each. */
   readonly livePaths: LivePaths
+  /** Where satang's slowest 1% of live deliveries were late. */
+  readonly liveTail: LiveTail
 }
 
 type Rate = { events: number; seconds: number }
@@ -48,10 +50,19 @@ const alternate = async (ctx: BenchContext, what: ReadonlyArray<string>, run: (i
 }
 
 type LivePaths = Readonly<Record<string, { events: number; p50: number; p99: number }>>
-type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number; paths: LivePaths }
+/**
+ * Where satang's slowest 1% of live deliveries were late: how many came from an announcement that
+ * waited for an older transaction, from a read, or from an announcement at once; and for those, how
+ * long after the acknowledgement their notification reached the subscriber's store (mean, ms), and
+ * how long it then took to reach the handler (mean, ms).
+ */
+export type LiveTail = { readonly events: number; readonly waited: number; readonly read: number; readonly atOnce: number; readonly heardAfterAckMs: number; readonly heardToHandlerMs: number }
+type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number; paths: LivePaths; tail: LiveTail }
 
-/** One live run: each acknowledged event's latency (and the path that delivered it), and the events missed and delivered twice. */
-type LiveRun = { latencies: Array<[number, string]>; missed: number; duplicated: number; events: number }
+/** One acknowledged event: its latency, the path that delivered it, and (announcements) when it was heard, in ms after the acknowledgement. */
+type Delivery = { readonly latency: number; readonly path: string; readonly heard: number | undefined }
+/** One live run: each acknowledged event's delivery, and the events missed and delivered twice. */
+type LiveRun = { latencies: Delivery[]; missed: number; duplicated: number; events: number }
 
 const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare', label: string): Promise<LiveRun> => {
   const sub = startNode([supportScript('store-load.ts'), 'live-sub', db.url, impl], process.env)
@@ -66,19 +77,20 @@ const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'b
     sub.child.stdin?.end('stop\n')
     await sub.exited
     const lines = sub.output().trim().split('\n')
-    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number, string]> }
+    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number, string, number]> }
     const delivered = new Map<string, number[]>()
-    const how = new Map<string, string>()
-    for (const [id, at, path] of answer.delivered ?? []) {
+    const how = new Map<string, { path: string; heardAt: number }>()
+    for (const [id, at, path, heardAt] of answer.delivered ?? []) {
       delivered.set(id, [...(delivered.get(id) ?? []), at])
-      if (!how.has(id)) how.set(id, path)
+      if (!how.has(id)) how.set(id, { path, heardAt })
     }
-    const latencies: Array<[number, string]> = []
+    const latencies: Delivery[] = []
     let missed = 0
     for (const [id, , ackAt] of written.acked) {
       const at = delivered.get(id)?.[0]
+      const h = how.get(id)
       if (at === undefined) missed += 1
-      else latencies.push([Math.max(0, at - ackAt), how.get(id) ?? '?'])
+      else latencies.push({ latency: Math.max(0, at - ackAt), path: h?.path ?? '?', heard: h === undefined || h.heardAt < 0 ? undefined : h.heardAt - ackAt })
     }
     const duplicated = [...delivered.entries()].filter(([id, ats]) => ids.has(id) && ats.length > 1).length
     return { latencies, missed, duplicated, events: written.acked.length }
@@ -87,7 +99,23 @@ const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'b
   }
 }
 
-const PATH_NAMES: Readonly<Record<string, string>> = { a: 'announcement', r: 'read', n: 'notification' }
+const PATH_NAMES: Readonly<Record<string, string>> = { a: 'announcement', w: 'announcement after a wait', r: 'read', n: 'notification' }
+
+const mean = (xs: ReadonlyArray<number>): number => (xs.length === 0 ? 0 : xs.reduce((a, x) => a + x, 0) / xs.length)
+
+/** The slowest 1% of `all`, by how they were delivered (see LiveTail). */
+const tailOf = (all: ReadonlyArray<Delivery>): LiveTail => {
+  const slowest = [...all].sort((a, b) => b.latency - a.latency).slice(0, Math.ceil(all.length / 100))
+  const atOnce = slowest.filter((d) => d.path === 'a' && d.heard !== undefined)
+  return {
+    events: slowest.length,
+    waited: slowest.filter((d) => d.path === 'w').length,
+    read: slowest.filter((d) => d.path === 'r').length,
+    atOnce: atOnce.length,
+    heardAfterAckMs: round(mean(atOnce.map((d) => Math.max(0, d.heard ?? 0))), 2),
+    heardToHandlerMs: round(mean(atOnce.map((d) => d.latency - Math.max(0, d.heard ?? 0))), 2),
+  }
+}
 
 /**
  * Live delivery, `rounds` runs of each, bare and satang alternating (the bare listener's p99 moves by
@@ -98,17 +126,17 @@ const live = async (ctx: BenchContext, db: BenchDatabase, label: string): Promis
   for (let r = 0; r < ctx.sizes.rounds; r++) {
     for (const impl of ['bare', 'satang'] as const) {
       const run = await liveRun(ctx, db, impl, `${label}l${impl === 'bare' ? 'b' : 's'}${String(r)}`)
-      const p99 = percentile(run.latencies.map(([l]) => l).sort((a, b) => a - b), 99)
+      const p99 = percentile(run.latencies.map((d) => d.latency).sort((a, b) => a - b), 99)
       ctx.progress(`  live delivery, round ${String(r + 1)}, ${impl}: p99 ${String(round(p99, 2))} ms (${String(run.events)} events, missed ${String(run.missed)})`)
       runs[impl].push(run)
     }
   }
   const summary = (xs: ReadonlyArray<LiveRun>): Live => {
     const all = xs.flatMap((x) => x.latencies)
-    const latencies = all.map(([l]) => l).sort((a, b) => a - b)
+    const latencies = all.map((d) => d.latency).sort((a, b) => a - b)
     // satang's: latencies by the path that delivered the event (an announcement, or a read).
     const byPath = new Map<string, number[]>()
-    for (const [l, path] of all) byPath.set(path, [...(byPath.get(path) ?? []), l])
+    for (const d of all) byPath.set(d.path, [...(byPath.get(d.path) ?? []), d.latency])
     const paths = Object.fromEntries(
       [...byPath.entries()].map(([path, l]) => {
         l.sort((a, b) => a - b)
@@ -116,7 +144,7 @@ const live = async (ctx: BenchContext, db: BenchDatabase, label: string): Promis
       }),
     )
     const sum = (f: (x: LiveRun) => number): number => xs.reduce((a, x) => a + f(x), 0)
-    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed: sum((x) => x.missed), duplicated: sum((x) => x.duplicated), events: sum((x) => x.events), paths }
+    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed: sum((x) => x.missed), duplicated: sum((x) => x.duplicated), events: sum((x) => x.events), paths, tail: tailOf(all) }
   }
   return { bare: summary(runs.bare), satang: summary(runs.satang) }
 }
@@ -132,7 +160,11 @@ export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events:
   if (append1 === undefined || append8 === undefined || batch8 === undefined || readAll === undefined) throw new Error('a store figure is missing')
   const { bare: liveBare, satang: liveSatang } = await live(ctx, db, label)
   ctx.progress(`  live delivery p99 over ${String(ctx.sizes.rounds)} rounds: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)
-  for (const [path, p] of Object.entries(liveSatang.paths)) ctx.progress(`    satang, delivered from ${path === 'read' ? 'a read' : path === 'announcement' ? 'an announcement' : path}: ${String(p.events)} events, p50 ${String(p.p50)} ms, p99 ${String(p.p99)} ms`)
+  for (const [path, p] of Object.entries(liveSatang.paths)) ctx.progress(`    satang, delivered from ${path === 'read' ? 'a read' : `an ${path}`}: ${String(p.events)} events, p50 ${String(p.p50)} ms, p99 ${String(p.p99)} ms`)
+  const t = liveSatang.tail
+  ctx.progress(
+    `    satang's slowest 1% (${String(t.events)} events): ${String(t.waited)} waited for an older transaction, ${String(t.read)} read, ${String(t.atOnce)} from an announcement at once (heard ${String(t.heardAfterAckMs)} ms after the acknowledgement, then ${String(t.heardToHandlerMs)} ms to the handler, means)`,
+  )
   const pair = (f: (l: Live) => number): Pair => ({ satang: f(liveSatang), bare: f(liveBare) })
-  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events), livePaths: liveSatang.paths }
+  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events), livePaths: liveSatang.paths, liveTail: liveSatang.tail }
 }

@@ -13,12 +13,12 @@ import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import * as E from 'fp-ts/lib/Either.js'
 import pg from 'pg'
-import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
+import { makePostgresEventStore, type PostgresEventStoreConfig } from '../../src/adapters/eventstore/postgres.ts'
 import type { EventStore, EventToAppend, ExpectedRevision, Position } from '../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { makePostgresPool } from '../../src/platform/postgres/pool.ts'
 import { BARE_TABLE, EVENT_SCHEMA, EVENT_TABLE } from './databases.ts'
-import { noiseEvent } from './event-log.ts'
+import { noiseEvent } from './seeded.ts'
 
 const [mode, url, impl, ...rest] = process.argv.slice(2)
 if (mode === undefined || url === undefined || (impl !== 'satang' && impl !== 'bare')) {
@@ -30,7 +30,7 @@ const now = (): number => performance.timeOrigin + performance.now()
 const PAGE = 1_000
 const COLUMNS = 'stream_name, stream_revision, event_id, type, schema_version, data, metadata'
 
-const satangStore = (connections: number, observeDelivery?: (how: 'announcement' | 'read') => void): { store: EventStore; pool: pg.Pool } => {
+const satangStore = (connections: number, observeDelivery?: PostgresEventStoreConfig['observeDelivery']): { store: EventStore; pool: pg.Pool } => {
   const pool = makePostgresPool({ url, poolMax: Math.max(2, connections), applicationName: 'satang-bench-store' }, log)
   return { pool, store: makePostgresEventStore({ pool, log }, { schema: EVENT_SCHEMA, ...(observeDelivery === undefined ? {} : { observeDelivery }) }) }
 }
@@ -182,16 +182,20 @@ const readPass = async (): Promise<{ events: number; seconds: number }> => {
 }
 
 const liveSubMode = async (): Promise<void> => {
-  // [event id, when, how: 'a' from an announcement, 'r' from a read, 'n' a bare notification]
-  const delivered: Array<[string, number, string]> = []
+  // [event id, when, how, heard]: how is 'a' from an announcement at once, 'w' from an announcement that
+  // waited for an older transaction, 'r' from a read, 'n' a bare notification; heard is when the
+  // announcement's notification reached the store (epoch ms), -1 for the others.
+  const delivered: Array<[string, number, string, number]> = []
   let stop: () => Promise<void>
   if (impl === 'satang') {
     // Which path delivered the batch being handed over (the store says so after its last event).
     let batchStart = 0
-    const observeDelivery = (how: 'announcement' | 'read'): void => {
+    const observeDelivery: PostgresEventStoreConfig['observeDelivery'] = (how, _events, announcement) => {
       for (let i = batchStart; i < delivered.length; i++) {
         const d = delivered[i]
-        if (d !== undefined) d[2] = how === 'announcement' ? 'a' : 'r'
+        if (d === undefined) continue
+        d[2] = how === 'read' ? 'r' : announcement?.waited === true ? 'w' : 'a'
+        d[3] = announcement?.heardAt ?? -1
       }
       batchStart = delivered.length
     }
@@ -199,7 +203,7 @@ const liveSubMode = async (): Promise<void> => {
     const head = await store.headPosition()()
     if (E.isLeft(head)) throw new Error('head position failed')
     const sub = store.subscribeToAll(head.right === undefined ? {} : { from: head.right satisfies Position }, (item) => {
-      if (E.isRight(item)) delivered.push([item.right.eventId, now(), '?'])
+      if (E.isRight(item)) delivered.push([item.right.eventId, now(), '?', -1])
       return Promise.resolve()
     })
     stop = async () => {
@@ -210,7 +214,7 @@ const liveSubMode = async (): Promise<void> => {
   } else {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
-    client.on('notification', (n) => delivered.push([n.payload ?? '', now(), 'n']))
+    client.on('notification', (n) => delivered.push([n.payload ?? '', now(), 'n', -1]))
     await client.query('listen bench_live')
     stop = () => client.end()
   }

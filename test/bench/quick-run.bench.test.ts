@@ -13,7 +13,7 @@ const RUN = fileURLToPath(new URL('../../bench/run.ts', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'satang-bench-quick-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-type Row = { group: string; name: string; value: number; unit: string; baseline?: { name: string; value: number }; ratio?: number; met: boolean | null }
+type Row = { group: string; name: string; value: number; unit: string; baseline?: { name: string; value: number }; ratio?: number; met: boolean | null; detail?: unknown }
 type Report = { machine: { cpus: number }; loadAverage: { start: { one: number }; end: { one: number } }; results: Row[]; failures: string[] }
 
 const runQuick = (out: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
@@ -84,5 +84,16 @@ describe('npm run bench -- --quick', () => {
     // The invariants hold even at smoke size: a redelivery appends nothing, a subscriber misses nothing.
     expect(report.results.filter((x) => /^events appended by .* redeliveries/.test(x.name)).map((x) => x.value)).toEqual([0, 0])
     expect(report.results.filter((x) => /^live delivery: events missed/.test(x.name)).every((x) => x.value === 0)).toBe(true)
+    // Live delivery's slowest 1% are split by how they went out (waited for an older transaction, read,
+    // announced at once, with when they were heard): every one of them counted once.
+    const live = report.results.find((x) => x.group === 'store' && /^live delivery p99, 8 writers/.test(x.name))
+    const tail = (live?.detail as { satangSlowestPercent?: Record<string, number> } | undefined)?.satangSlowestPercent
+    expect(tail, 'the live row names where its slowest 1% were late').toBeDefined()
+    const { events = 0, waited = -1, read = -1, atOnce = -1, heardAfterAckMs = -1, heardToHandlerMs = -1 } = tail ?? {}
+    expect(events).toBeGreaterThan(0)
+    expect([waited, read, atOnce].every((n) => Number.isInteger(n) && n >= 0)).toBe(true)
+    expect(waited + read + atOnce).toBe(events)
+    expect(heardAfterAckMs).toBeGreaterThanOrEqual(0)
+    expect(heardToHandlerMs).toBeGreaterThanOrEqual(0)
   }, 900_000)
 })

@@ -93,9 +93,17 @@ export type PostgresEventStoreConfig = {
    * 4 and 1,000 (docs/architecture.md "Live following").
    */
   readonly announceLimits?: { readonly running?: number; readonly perSecond?: number }
-  /** Told of every batch a subscriber delivers, and how: from an announcement (no read) or from a read. */
-  readonly observeDelivery?: (how: 'announcement' | 'read', events: number) => void
+  /**
+   * Told of every batch a subscriber delivers, and how: from an announcement (no read) or from a read.
+   * For an announcement, also when its notification was heard (epoch ms, `performance.timeOrigin +
+   * performance.now()`) and whether it waited for an older transaction first (the bench splits live
+   * delivery's tail by these, docs/development.md "Benchmarks").
+   */
+  readonly observeDelivery?: (how: 'announcement' | 'read', events: number, announcement?: AnnouncementDelivery) => void
 }
+
+/** How an announcement was delivered: when its notification was heard (epoch ms), whether it waited for an older transaction. */
+export type AnnouncementDelivery = { readonly heardAt: number; readonly waited: boolean }
 
 export type PostgresEventStoreDeps = {
   /** Owned by the caller; `close()` does not end it. */
@@ -840,14 +848,15 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     // Whether the read called for is a wake-up's with no events in it (`woken` by `wake`).
     let bareWake = false
     // Announcements heard and not yet delivered or found stale, oldest transaction first when examined.
-    const announced: Array<{ a: Announcement; examined: boolean }> = []
+    const announced: Array<{ a: Announcement; examined: boolean; heardAt: number }> = []
     let interrupt: (() => void) | undefined
     const wake = (payload?: string): void => {
+      const heardAt = performance.timeOrigin + performance.now()
       const a = payload === undefined ? undefined : announcementIn(payload)
       if (a === undefined || announced.length >= MAX_ANNOUNCED) {
         woken = true
         bareWake = true
-      } else announced.push({ a, examined: false })
+      } else announced.push({ a, examined: false, heardAt })
       interrupt?.()
     }
     const pause = (ms: number): Promise<void> =>
@@ -933,7 +942,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           cursor = { txId: entry.a.tx.toString(), position: lastPosition(entry.a).toString() }
           resolvedBelow = entry.a.tx + 1n
           announcedDeliveries += 1
-          observeDelivery?.('announcement', delivered)
+          observeDelivery?.('announcement', delivered, { heardAt: entry.heardAt, waited: entry.examined })
           // Later announcements may have become deliverable: look from the start again.
           i = 0
         }

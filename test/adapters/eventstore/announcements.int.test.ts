@@ -321,6 +321,81 @@ describe('announcements', () => {
     }
   })
 
+  it('observeDelivery says how each announcement went out: when its notification was heard, and whether it waited for an older transaction first', async () => {
+    const details: Array<{ ids: string[]; how: string; heardAt: number | undefined; waited: boolean | undefined; at: number }> = []
+    const seen: string[] = []
+    const epochNow = (): number => performance.timeOrigin + performance.now()
+    const store = makePostgresEventStore(
+      { pool: schema.pool(2), log },
+      {
+        schema: schema.schema,
+        observeDelivery: (how, n, a) => details.push({ ids: seen.slice(-n), how, heardAt: a?.heardAt, waited: a?.waited, at: epochNow() }),
+      },
+    )
+    const sub = store.subscribeToAll({ from: await head() }, (item) => {
+      seen.push(idOf(item))
+      return Promise.resolve()
+    })
+    const older = new Client({ connectionString: schema.url })
+    await older.connect()
+    const detailOf = (id: string): (typeof details)[number] | undefined => details.find((d) => d.ids.includes(id))
+    try {
+      // Listening (the writer announces only to a listener it has seen), then an append with nothing older running.
+      let served = false
+      for (let i = 0; i < 100 && !served; i++) {
+        const e = anEvent()
+        await append(writer, [e])
+        await new Promise((r) => setTimeout(r, 50))
+        served = detailOf(e.eventId)?.how === 'announcement'
+      }
+      expect(served).toBe(true)
+      const alone = anEvent()
+      const before = epochNow()
+      await append(writer, [alone])
+      await waitFor('the lone append', () => detailOf(alone.eventId) !== undefined)
+      const a = detailOf(alone.eventId)
+      expect(a?.how).toBe('announcement')
+      expect(a?.waited).toBe(false)
+      expect(a?.heardAt).toBeGreaterThanOrEqual(before)
+      expect(a?.heardAt).toBeLessThanOrEqual(a?.at ?? 0)
+
+      // An older transaction that inserts first and announces at its commit, after a younger append:
+      // the younger one's announcement is heard at once and waits for it. (A poll can read both in the
+      // moment between the older commit and its notification; then the round is tried again.)
+      let waited: (typeof details)[number] | undefined
+      let committedAt = 0
+      for (let round = 0; round < 3 && waited?.how !== 'announcement'; round++) {
+        const first = anEvent(1)
+        await older.query('begin')
+        await older.query(
+          `insert into "${schema.schema}".events (stream_name, stream_revision, event_id, type, schema_version, data, metadata) values ($1, 0, $2, 'ThingHappened', 1, '{"n":1}', $3)`,
+          [`older-${randomUUID()}`, first.eventId, JSON.stringify(first.metadata)],
+        )
+        const second = anEvent(2)
+        await append(writer, [second])
+        await new Promise((r) => setTimeout(r, 200))
+        expect(seen).not.toContain(second.eventId)
+        await older.query(`select "${schema.schema}".announce($1)`, [`${schema.schema}_events`])
+        committedAt = epochNow()
+        await older.query('commit')
+        await waitFor('both events', () => detailOf(second.eventId) !== undefined && detailOf(first.eventId) !== undefined)
+        expect(seen.slice(-2)).toEqual([first.eventId, second.eventId])
+        waited = detailOf(second.eventId)
+      }
+      expect(waited?.how).toBe('announcement')
+      expect(waited?.waited).toBe(true)
+      // Heard when its notification came, before the older transaction committed; delivered after.
+      expect(waited?.heardAt).toBeLessThan(committedAt)
+      expect(waited?.at).toBeGreaterThanOrEqual(committedAt)
+      // Reads report no announcement.
+      expect(details.filter((d) => d.how === 'read').every((d) => d.heardAt === undefined && d.waited === undefined)).toBe(true)
+    } finally {
+      await older.end()
+      await sub.stop()
+      await store.close()
+    }
+  })
+
   it('a payload not signed with the installation key is not believed: forged events never reach the subscriber, real ones still do', async () => {
     const f = await follower(schema, await head())
     const forger = new Client({ connectionString: schema.url })
