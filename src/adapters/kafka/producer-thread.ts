@@ -23,12 +23,12 @@
  * (`publishFailureOf`): kind, one line for the operator, and a plain summary of the client's errors.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { Admin, ProduceAcks, Producer, type BaseOptions, type SASLOptions } from '@platformatic/kafka'
+import { Admin, ProduceAcks, Producer, type BaseOptions, type Connection, type SASLOptions } from '@platformatic/kafka'
 import type { Destination, PublishFailure } from '../../application/ports/event-publisher.ts'
 import { firstRefusedRecord, truncatedBefore } from './checked-records.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
 import { javaPartitionOf } from './murmur2.ts'
-import { produceVersionOf, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
+import { produceVersionOf, produceVersionsByConnection, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
 export type ProducerThreadConfig = {
@@ -118,8 +118,11 @@ const base = {
   ...connectionOptions(),
 }
 
-/** The client, the producer id and epoch the broker gave it, each partition's next sequence, and the Produce version to write. */
-type Session = ProducerState & { readonly client: Producer; readonly version: ProduceVersion }
+/**
+ * The client, the producer id and epoch the broker gave it, each partition's next sequence, and the
+ * Produce version to write on each broker's connection (each leader is asked once, record-batches.ts).
+ */
+type Session = ProducerState & { readonly client: Producer; readonly versionFor: (connection: Connection) => Promise<ProduceVersion> }
 let producer: Session | undefined
 
 /** A producer with its producer id: connected, authenticated, and known to the broker. */
@@ -128,18 +131,17 @@ const connectProducer = async (): Promise<Session> => {
   // Only its connections, metadata and producer id are used: the produce requests are this thread's own.
   const p = new Producer({ ...base, idempotent: true, acks: ProduceAcks.ALL })
   let info: { producerId: bigint; producerEpoch: number }
-  let version: ProduceVersion
   try {
     info = await p.initIdempotentProducer({})
+    // The bootstrap broker's answer, to refuse a cluster the relay cannot write to at once, with the
+    // versions named (as the broker refusing, `rejected`). Each leader is asked again when first sent to.
     const chosen = produceVersionOf(await p.listApis())
-    // An answer of the broker's, so classified as the broker refusing (`rejected`), naming the versions.
     if (typeof chosen !== 'number') throw Object.assign(new Error(chosen.refused), { apiId: 'UNSUPPORTED_VERSION' })
-    version = chosen
   } catch (e) {
     await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a producer that failed to connect'))
     throw e
   }
-  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map(), version }
+  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map(), versionFor: produceVersionsByConnection() }
   return producer
 }
 
@@ -217,7 +219,7 @@ const produceRequest = async (session: Session, buffer: ArrayBuffer, length: num
   await sendBatches(session.client, batches, {
     topic: config.topic,
     timeoutMs: config.timeoutMs,
-    version: session.version,
+    versionFor: session.versionFor,
     retries: CLIENT_RETRIES,
     retryDelayMs: CLIENT_RETRY_DELAY_MS,
     onRetry: (again, attempt) => log('debug', { partitions: again, attempt }, 'sending batches again after a retriable error'),

@@ -1,4 +1,4 @@
-import { crc32c, createAPI, NetworkError, ProduceAcks, produceV3, produceV9, protocolErrors, protocolErrorsCodesById, ResponseError, Writer, type API, type Connection, type Producer } from '@platformatic/kafka'
+import { apiVersionsV1, apiVersionsV3, crc32c, createAPI, NetworkError, ProduceAcks, produceV3, produceV9, protocolErrors, protocolErrorsCodesById, ResponseError, Writer, type API, type Connection, type Producer } from '@platformatic/kafka'
 import { HEADER_NAME_BYTES } from './packed-records.ts'
 
 /*
@@ -276,7 +276,7 @@ export const PRODUCE: Readonly<Record<ProduceVersion, API<ProduceArgs, unknown>>
 }
 
 /** The version to write for a broker that lists these APIs (its ApiVersions answer), or why none will do. */
-export const produceVersionOf = (apis: ReadonlyArray<{ readonly apiKey: number; readonly minVersion: number; readonly maxVersion: number }>): ProduceVersion | { readonly refused: string } => {
+export const produceVersionOf = (apis: BrokerApis): ProduceVersion | { readonly refused: string } => {
   const produce = apis.find((a) => a.apiKey === 0)
   if (produce === undefined) return { refused: 'the broker lists no Produce API' }
   if (produce.minVersion <= 9 && produce.maxVersion >= 9) return 9
@@ -284,10 +284,68 @@ export const produceVersionOf = (apis: ReadonlyArray<{ readonly apiKey: number; 
   return { refused: `the broker takes Produce versions ${String(produce.minVersion)}–${String(produce.maxVersion)}; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)` }
 }
 
+/** What a broker lists in its ApiVersions answer. */
+export type BrokerApis = ReadonlyArray<{ readonly apiKey: number; readonly minVersion: number; readonly maxVersion: number }>
+
+/** The error of a broker that takes no Produce version the relay writes: the broker refusing, naming the versions. */
+const unsupported = (refused: string): Error => Object.assign(new Error(refused), { apiId: 'UNSUPPORTED_VERSION' })
+
+/** Whether `e` is a broker's UNSUPPORTED_VERSION (an ApiVersions v3 request to a broker before Kafka 2.4). */
+const isUnsupportedVersion = (e: unknown): boolean => {
+  const x = e as { apiId?: unknown; errors?: unknown; response?: { errorCode?: unknown } } | undefined
+  if (x?.apiId === 'UNSUPPORTED_VERSION' || x?.response?.errorCode === protocolErrors.UNSUPPORTED_VERSION?.code) return true
+  return Array.isArray(x?.errors) && x.errors.some(isUnsupportedVersion)
+}
+
+/**
+ * Asks with `v3`, and with `v1` when the broker does not take ApiVersions v3 (Kafka before 2.4
+ * answers UNSUPPORTED_VERSION); anything else is the caller's error.
+ */
+export const askWithFallback =
+  <C>(v3: (c: C) => Promise<BrokerApis>, v1: (c: C) => Promise<BrokerApis>) =>
+  async (connection: C): Promise<BrokerApis> => {
+    try {
+      return await v3(connection)
+    } catch (e) {
+      if (isUnsupportedVersion(e)) return v1(connection)
+      throw e
+    }
+  }
+
+/** A broker connection's ApiVersions answer. */
+export const askBrokerApis = askWithFallback<Connection>(
+  async (c) => (await apiVersionsV3.api.async(c, 'satang-relay', '1')).apiKeys,
+  async (c) => (await apiVersionsV1.api.async(c, 'satang-relay', '1')).apiKeys,
+)
+
+/**
+ * The Produce version for each broker connection, asked once per connection (its ApiVersions answer,
+ * `produceVersionOf`): brokers of one cluster may run different Kafka versions while it is upgraded
+ * one broker at a time, so the bootstrap broker's answer does not hold for every partition leader.
+ * An answer that names no version the relay writes rejects as the broker refusing; an ask that
+ * failed (a connection lost) is asked again the next time.
+ */
+export const produceVersionsByConnection = <C extends object = Connection>(ask: (connection: C) => Promise<BrokerApis> = askBrokerApis as unknown as (connection: C) => Promise<BrokerApis>): ((connection: C) => Promise<ProduceVersion>) => {
+  const known = new WeakMap<C, Promise<ProduceVersion>>()
+  return (connection) => {
+    const cached = known.get(connection)
+    if (cached !== undefined) return cached
+    const chosen = ask(connection).then((apis) => {
+      const v = produceVersionOf(apis)
+      if (typeof v !== 'number') throw unsupported(v.refused)
+      return v
+    })
+    known.set(connection, chosen)
+    chosen.catch(() => known.delete(connection))
+    return chosen
+  }
+}
+
 export type SendOptions = {
   readonly topic: string
   readonly timeoutMs: number
-  readonly version: ProduceVersion
+  /** The Produce version to write on each leader's connection (`produceVersionsByConnection`). */
+  readonly versionFor: (connection: Connection) => Promise<ProduceVersion>
   /** How many times a batch is sent again after a retriable answer, and the pause before each time. */
   readonly retries: number
   readonly retryDelayMs: number
@@ -325,7 +383,7 @@ export const sendBatches = async (client: Producer, batches: ReadonlyArray<Parti
           // No leader in the metadata (an election under way): retriable, after the metadata is read again.
           if (broker === undefined) throw new NetworkError(`no leader is known for partitions ${group.map((b) => b.partition).join(', ')} of ${options.topic}`)
           const connection = await new Promise<Connection>((resolve, reject) => client.connections.get(broker, (e, c) => (e === null || e === undefined ? resolve(c as Connection) : reject(e))))
-          await PRODUCE[options.version].async(connection, options.timeoutMs, options.topic, group)
+          await PRODUCE[await options.versionFor(connection)].async(connection, options.timeoutMs, options.topic, group)
         } catch (e) {
           const answer = settleFailedSend(group, e, attempt < options.retries)
           again.push(...answer.again)

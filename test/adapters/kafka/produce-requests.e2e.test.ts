@@ -1,9 +1,9 @@
-import { Admin, ProduceAcks, Producer } from '@platformatic/kafka'
+import { Admin, ProduceAcks, Producer, type Connection } from '@platformatic/kafka'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packRequests } from '../../../src/adapters/kafka/packed-records.ts'
 import { javaPartitionOf } from '../../../src/adapters/kafka/murmur2.ts'
 import { kafkaRecordOf } from '../../../src/adapters/kafka/publisher.ts'
-import { produceVersionOf, recordBatchesOf, sealBatches, sendBatches, type PartitionBatch, type ProduceVersion } from '../../../src/adapters/kafka/record-batches.ts'
+import { askBrokerApis, produceVersionOf, produceVersionsByConnection, recordBatchesOf, sealBatches, sendBatches, type PartitionBatch, type ProduceVersion } from '../../../src/adapters/kafka/record-batches.ts'
 import type { RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../../support/kafka.ts'
 import { eventNo } from './events.ts'
@@ -44,7 +44,7 @@ describe.skipIf(skipReason !== undefined)('the relay’s Produce requests agains
 
     // Sent as the producer thread sends: batches whose partition answers with a retriable error (a topic
     // this new may not have its leaders everywhere yet) go again after the metadata is read again.
-    const send = (version: ProduceVersion, batches: ReadonlyArray<PartitionBatch>): Promise<void> => sendBatches(producer, batches, { topic, timeoutMs: 10_000, version, retries: 20, retryDelayMs: 250 })
+    const send = (version: ProduceVersion, batches: ReadonlyArray<PartitionBatch>): Promise<void> => sendBatches(producer, batches, { topic, timeoutMs: 10_000, versionFor: () => Promise.resolve(version), retries: 20, retryDelayMs: 250 })
     const sealed = (events: ReadonlyArray<RecordedEvent>): PartitionBatch[] =>
       [...packRequests(events, '/satang', 1_000_000)].flatMap((r) => {
         const batches = recordBatchesOf(r.buffer, r.length, partitionOf)
@@ -79,5 +79,35 @@ describe.skipIf(skipReason !== undefined)('the relay’s Produce requests agains
         expect(got[i]?.headers).toEqual(Object.fromEntries([...record.headers].map(([k, v]) => [k.toString('utf8'), v.toString('utf8')])))
       }
     }
+  }, 120_000)
+
+  it('asks each partition leader which Produce version it takes, over the connection the batches then go on, once per connection', async () => {
+    const own = `${topic}.leaders`
+    const admin = new Admin({ clientId: 'satang-test-produce-admin', bootstrapBrokers: [...broker.brokers] })
+    await admin.createTopics({ topics: [own], partitions: PARTITIONS, replicas: 1 })
+    await admin.close()
+    const { producerId, producerEpoch } = await producer.initIdempotentProducer({})
+    const state = { producerId, epoch: producerEpoch, sequences: new Map<number, number>() }
+    const asked: Connection[] = []
+    const versionFor = produceVersionsByConnection<Connection>(async (c) => {
+      asked.push(c)
+      return askBrokerApis(c)
+    })
+    const now = Date.now()
+    const events = Array.from({ length: 30 }, (_, i) => eventNo(500 + i, { recordedAt: new Date(now + i) }))
+    const sealed = [...packRequests(events, '/satang', 1_000_000)].flatMap((r) => {
+      const batches = recordBatchesOf(r.buffer, r.length, (key) => javaPartitionOf(key, PARTITIONS))
+      sealBatches(batches, state)
+      return batches
+    })
+    await sendBatches(producer, sealed, { topic: own, timeoutMs: 10_000, versionFor, retries: 20, retryDelayMs: 250 })
+    // One broker here: its connection asked once (ApiVersions v3 over the real protocol), however many
+    // partitions it leads and rounds it took; it takes version 9.
+    expect(asked.length).toBe(1)
+    expect(await versionFor(asked[0] as Connection)).toBe(9)
+    expect(asked.length).toBe(1)
+    expect(produceVersionOf(await askBrokerApis(asked[0] as Connection))).toBe(9)
+    const read = await consumeTopic(broker.brokers, own)
+    expect(read.map((m) => m.headers['ce_id']).sort()).toEqual(events.map((e) => e.eventId).sort())
   }, 120_000)
 })

@@ -2,7 +2,7 @@ import { AuthenticationError, compatibilityPartitioner, crc32c, MultipleErrors, 
 import { describe, expect, it } from 'vitest'
 import { packRequests } from '../../../src/adapters/kafka/packed-records.ts'
 import { kafkaRecordOf } from '../../../src/adapters/kafka/publisher.ts'
-import { BATCH_HEADER_BYTES, nextSequence, produceVersionOf, recordBatchesOf, sealBatch, settleFailedSend, varintBytes, writeVarint } from '../../../src/adapters/kafka/record-batches.ts'
+import { askWithFallback, BATCH_HEADER_BYTES, nextSequence, produceVersionOf, produceVersionsByConnection, recordBatchesOf, sealBatch, settleFailedSend, varintBytes, writeVarint, type BrokerApis } from '../../../src/adapters/kafka/record-batches.ts'
 import type { RecordedEvent } from '../../../src/application/ports/event-store.ts'
 import { eventNo } from './events.ts'
 
@@ -180,5 +180,53 @@ describe('the Produce version for a broker (its ApiVersions answer)', () => {
     expect(produceVersionOf(apis(0, 2))).toEqual({ refused: 'the broker takes Produce versions 0–2; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)' })
     expect(produceVersionOf(apis(10, 13))).toEqual({ refused: 'the broker takes Produce versions 10–13; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)' })
     expect(produceVersionOf([{ apiKey: 18, minVersion: 0, maxVersion: 4 }])).toEqual({ refused: 'the broker lists no Produce API' })
+  })
+
+  // A cluster upgraded one broker at a time: its brokers answer differently, so each leader is asked.
+  it('asks each broker connection once, and writes each the version it takes: 9 to a Kafka 3 broker, 3 to a Kafka 2.7 one beside it', async () => {
+    const newer = { name: 'broker 1, Kafka 3.9' }
+    const older = { name: 'broker 2, Kafka 2.7' }
+    const answers = new Map<object, BrokerApis>([
+      [newer, apis(3, 11)],
+      [older, apis(0, 8)],
+    ])
+    const asked: string[] = []
+    const versionFor = produceVersionsByConnection<{ name: string }>((c) => {
+      asked.push(c.name)
+      return Promise.resolve(answers.get(c) ?? [])
+    })
+    expect(await Promise.all([versionFor(newer), versionFor(older), versionFor(newer), versionFor(older)])).toEqual([9, 3, 9, 3])
+    expect(asked).toEqual([newer.name, older.name])
+  })
+
+  it('a broker that takes neither version is refused as the broker refusing (UNSUPPORTED_VERSION), naming its versions; a failed ask is asked again', async () => {
+    const tooOld = { name: 'Kafka 0.10' }
+    const flaky = { name: 'a connection that drops once' }
+    let flakyAsks = 0
+    const versionFor = produceVersionsByConnection<{ name: string }>((c) => {
+      if (c === tooOld) return Promise.resolve(apis(0, 2))
+      flakyAsks += 1
+      return flakyAsks === 1 ? Promise.reject(new NetworkError('Connection closed')) : Promise.resolve(apis(0, 9))
+    })
+    await expect(versionFor(tooOld)).rejects.toMatchObject({ apiId: 'UNSUPPORTED_VERSION', message: 'the broker takes Produce versions 0–2; the relay writes version 9 (Kafka 2.8 and newer) or 3 (Kafka 0.11 and newer)' })
+    await expect(versionFor(flaky)).rejects.toThrow('Connection closed')
+    expect(await versionFor(flaky)).toBe(9)
+    expect(await versionFor(flaky)).toBe(9)
+    expect(flakyAsks).toBe(2)
+  })
+
+  it('asks with ApiVersions v1 only when the broker answers v3 with UNSUPPORTED_VERSION (Kafka before 2.4); any other error is passed on', async () => {
+    const v1Answer = apis(0, 7)
+    const v3Refused = new ResponseError(18, 3, { '/': [35, null] }, { errorCode: 35, apiKeys: [], throttleTimeMs: 0 })
+    const calls: string[] = []
+    const ask = (v3: () => Promise<BrokerApis>) =>
+      askWithFallback<string>(
+        (c) => (calls.push(`v3 ${c}`), v3()),
+        (c) => (calls.push(`v1 ${c}`), Promise.resolve(v1Answer)),
+      )
+    expect(await ask(() => Promise.reject(v3Refused))('old')).toEqual(v1Answer)
+    expect(await ask(() => Promise.resolve(apis(3, 11)))('new')).toEqual(apis(3, 11))
+    await expect(ask(() => Promise.reject(new NetworkError('Connection closed')))('lost')).rejects.toThrow('Connection closed')
+    expect(calls).toEqual(['v3 old', 'v1 old', 'v3 new', 'v3 lost'])
   })
 })
