@@ -2,6 +2,7 @@
 // processes of their own (bench/support/store-load.ts), alternating bare and satang round by round so
 // that the machine's noise falls on both alike.
 import type { BenchContext } from '../types.ts'
+import { backendCpuDuring } from './cpu.ts'
 import type { BenchDatabase } from './databases.ts'
 import { runJson, startNode, supportScript } from './processes.ts'
 import { percentile, round } from './stats.ts'
@@ -24,7 +25,18 @@ export type StoreFigures = {
   readonly livePaths: LivePaths
   /** Where satang's slowest 1% of live deliveries were late. */
   readonly liveTail: LiveTail
+  /** CPU per live event (µs), each side's processes: see LiveCpu. */
+  readonly liveCpu: { readonly satang: LiveCpu; readonly bare: LiveCpu }
 }
+
+/**
+ * CPU per event of live delivery (µs), over every run of one side: the subscriber's process (from its
+ * "ready" to its stop), the writer's process (its timed writes) and the database's PostgreSQL
+ * backends while the writer runs (sampled from /proc every 250 ms: a backend's last 250 ms before it
+ * ends are lost; null without /proc). The steadier figure behind the p99 on a shared machine: the more
+ * CPU one side needs per event, the more often its processes wait for a core.
+ */
+export type LiveCpu = { readonly subscriber: number; readonly writer: number; readonly postgres: number | null; readonly total: number }
 
 type Rate = { events: number; seconds: number }
 
@@ -57,18 +69,21 @@ type LivePaths = Readonly<Record<string, { events: number; p50: number; p99: num
  * how long it then took to reach the handler (mean, ms).
  */
 export type LiveTail = { readonly events: number; readonly waited: number; readonly read: number; readonly atOnce: number; readonly heardAfterAckMs: number; readonly heardToHandlerMs: number }
-type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number; paths: LivePaths; tail: LiveTail }
+type Live = { p50: number; p99: number; missed: number; duplicated: number; events: number; paths: LivePaths; tail: LiveTail; cpu: LiveCpu }
 
 /** One acknowledged event: its latency, the path that delivered it, and (announcements) when it was heard, in ms after the acknowledgement. */
 type Delivery = { readonly latency: number; readonly path: string; readonly heard: number | undefined }
 /** One live run: each acknowledged event's delivery, and the events missed and delivered twice. */
-type LiveRun = { latencies: Delivery[]; missed: number; duplicated: number; events: number }
+type LiveRun = { latencies: Delivery[]; missed: number; duplicated: number; events: number; cpuMs: { subscriber: number; writer: number; postgres: number | null } }
 
 const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'bare', label: string): Promise<LiveRun> => {
   const sub = startNode([supportScript('store-load.ts'), 'live-sub', db.url, impl], process.env)
   try {
     await sub.waitFor(/^ready$/m, 60_000)
-    const written = await runJson<{ acked: Array<[string, number, number]> }>('store-load.ts', ['live-write', db.url, impl, '8', String(ctx.sizes.liveRate), String(ctx.sizes.liveSeconds), label])
+    const { result: written, seconds: postgresSeconds } = await backendCpuDuring(
+      db.name,
+      runJson<{ acked: Array<[string, number, number]>; cpuMs: number }>('store-load.ts', ['live-write', db.url, impl, '8', String(ctx.sizes.liveRate), String(ctx.sizes.liveSeconds), label]),
+    )
     // Give the subscriber until everything acknowledged has arrived, or 10 s.
     const ids = new Set(written.acked.map((a) => a[0]))
     const deadline = Date.now() + 10_000
@@ -77,7 +92,7 @@ const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'b
     sub.child.stdin?.end('stop\n')
     await sub.exited
     const lines = sub.output().trim().split('\n')
-    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number, string, number]> }
+    const answer = JSON.parse(lines.at(-1) ?? '{}') as { delivered?: Array<[string, number, string, number]>; cpuMs?: number }
     const delivered = new Map<string, number[]>()
     const how = new Map<string, { path: string; heardAt: number }>()
     for (const [id, at, path, heardAt] of answer.delivered ?? []) {
@@ -93,7 +108,8 @@ const liveRun = async (ctx: BenchContext, db: BenchDatabase, impl: 'satang' | 'b
       else latencies.push({ latency: Math.max(0, at - ackAt), path: h?.path ?? '?', heard: h === undefined || h.heardAt < 0 ? undefined : h.heardAt - ackAt })
     }
     const duplicated = [...delivered.entries()].filter(([id, ats]) => ids.has(id) && ats.length > 1).length
-    return { latencies, missed, duplicated, events: written.acked.length }
+    const cpuMs = { subscriber: answer.cpuMs ?? 0, writer: written.cpuMs, postgres: postgresSeconds === null ? null : postgresSeconds * 1000 }
+    return { latencies, missed, duplicated, events: written.acked.length, cpuMs }
   } finally {
     await sub.stop()
   }
@@ -127,7 +143,10 @@ const live = async (ctx: BenchContext, db: BenchDatabase, label: string): Promis
     for (const impl of ['bare', 'satang'] as const) {
       const run = await liveRun(ctx, db, impl, `${label}l${impl === 'bare' ? 'b' : 's'}${String(r)}`)
       const p99 = percentile(run.latencies.map((d) => d.latency).sort((a, b) => a - b), 99)
-      ctx.progress(`  live delivery, round ${String(r + 1)}, ${impl}: p99 ${String(round(p99, 2))} ms (${String(run.events)} events, missed ${String(run.missed)})`)
+      const c = run.cpuMs
+      ctx.progress(
+        `  live delivery, round ${String(r + 1)}, ${impl}: p99 ${String(round(p99, 2))} ms (${String(run.events)} events, missed ${String(run.missed)}; CPU ms: subscriber ${String(round(c.subscriber))}, writer ${String(round(c.writer))}, PostgreSQL ${c.postgres === null ? 'not read' : String(round(c.postgres))})`,
+      )
       runs[impl].push(run)
     }
   }
@@ -144,7 +163,13 @@ const live = async (ctx: BenchContext, db: BenchDatabase, label: string): Promis
       }),
     )
     const sum = (f: (x: LiveRun) => number): number => xs.reduce((a, x) => a + f(x), 0)
-    return { p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed: sum((x) => x.missed), duplicated: sum((x) => x.duplicated), events: sum((x) => x.events), paths, tail: tailOf(all) }
+    const events = Math.max(1, sum((x) => x.events))
+    const perEvent = (f: (x: LiveRun) => number): number => round((1000 * sum(f)) / events, 1)
+    const postgres = xs.every((x) => x.cpuMs.postgres !== null) ? perEvent((x) => x.cpuMs.postgres ?? 0) : null
+    const subscriber = perEvent((x) => x.cpuMs.subscriber)
+    const writer = perEvent((x) => x.cpuMs.writer)
+    const cpu = { subscriber, writer, postgres, total: round(subscriber + writer + (postgres ?? 0), 1) }
+    return { cpu, p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), missed: sum((x) => x.missed), duplicated: sum((x) => x.duplicated), events: sum((x) => x.events), paths, tail: tailOf(all) }
   }
   return { bare: summary(runs.bare), satang: summary(runs.satang) }
 }
@@ -161,10 +186,12 @@ export const measureStore = async (ctx: BenchContext, db: BenchDatabase, events:
   const { bare: liveBare, satang: liveSatang } = await live(ctx, db, label)
   ctx.progress(`  live delivery p99 over ${String(ctx.sizes.rounds)} rounds: satang ${String(liveSatang.p99)} ms (missed ${String(liveSatang.missed)}), bare ${String(liveBare.p99)} ms`)
   for (const [path, p] of Object.entries(liveSatang.paths)) ctx.progress(`    satang, delivered from ${path === 'read' ? 'a read' : `an ${path}`}: ${String(p.events)} events, p50 ${String(p.p50)} ms, p99 ${String(p.p99)} ms`)
+  const cpuText = (c: LiveCpu): string => `${String(c.total)} µs (subscriber ${String(c.subscriber)}, writer ${String(c.writer)}, PostgreSQL ${c.postgres === null ? 'not read' : String(c.postgres)})`
+  ctx.progress(`    CPU per live event: satang ${cpuText(liveSatang.cpu)}, bare ${cpuText(liveBare.cpu)}`)
   const t = liveSatang.tail
   ctx.progress(
     `    satang's slowest 1% (${String(t.events)} events): ${String(t.waited)} waited for an older transaction, ${String(t.read)} read, ${String(t.atOnce)} from an announcement at once (heard ${String(t.heardAfterAckMs)} ms after the acknowledgement, then ${String(t.heardToHandlerMs)} ms to the handler, means)`,
   )
   const pair = (f: (l: Live) => number): Pair => ({ satang: f(liveSatang), bare: f(liveBare) })
-  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events), livePaths: liveSatang.paths, liveTail: liveSatang.tail }
+  return { events, append1, append8, batch8, readAll, liveP50: pair((l) => l.p50), liveP99: pair((l) => l.p99), liveMissed: pair((l) => l.missed), liveDuplicated: pair((l) => l.duplicated), liveEvents: pair((l) => l.events), livePaths: liveSatang.paths, liveTail: liveSatang.tail, liveCpu: { satang: liveSatang.cpu, bare: liveBare.cpu } }
 }

@@ -219,13 +219,16 @@ const liveSubMode = async (): Promise<void> => {
     stop = () => client.end()
   }
   process.stdout.write('ready\n')
+  // CPU from here to the stop: the subscriber's side of live delivery (bench/support/store-figures.ts).
+  const cpuFrom = process.cpuUsage()
   // How many have arrived, so the bench knows when to stop waiting.
   const counter = setInterval(() => process.stdout.write(`delivered ${String(delivered.length)}\n`), 200)
   for await (const line of createInterface({ input: process.stdin })) if (line.trim() === 'stop') break
   clearInterval(counter)
+  const cpu = process.cpuUsage(cpuFrom)
   process.stdin.destroy()
   await stop()
-  process.stdout.write(`${JSON.stringify({ delivered })}\n`)
+  process.stdout.write(`${JSON.stringify({ delivered, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`)
 }
 
 const liveWriteMode = async (): Promise<void> => {
@@ -270,6 +273,7 @@ const liveWriteMode = async (): Promise<void> => {
     }),
   )
   await new Promise((r) => setTimeout(r, 200))
+  const cpuFrom = process.cpuUsage()
   const deadline = performance.now() + Number(secondsText) * 1000
   await Promise.all(
     Array.from({ length: writers }, async (_, k) => {
@@ -288,8 +292,9 @@ const liveWriteMode = async (): Promise<void> => {
       }
     }),
   )
+  const cpu = process.cpuUsage(cpuFrom)
   await close()
-  process.stdout.write(`${JSON.stringify({ acked })}\n`)
+  process.stdout.write(`${JSON.stringify({ acked, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`)
 }
 
 switch (mode) {

@@ -58,6 +58,7 @@ describe('npm run bench -- --quick', () => {
       ['store', /^appends, 8 writers, batches of 100/],
       ['store', /^read-all catch-up/],
       ['store', /^live delivery p99, 8 writers/],
+      ['store', /^live delivery: CPU per event/],
       ['scale', /^appends, 1 writer, 1 event .*(?<!÷ bare)$/],
       ['scale', /^read-all catch-up, per event/],
       ['scale', /^live delivery p99, 8 writers .*(?<!÷ bare)$/],
