@@ -28,7 +28,7 @@ import type { Destination, PublishFailure } from '../../application/ports/event-
 import { firstRefusedRecord, truncatedBefore } from './checked-records.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
 import { javaPartitionOf } from './murmur2.ts'
-import { produceVersionOf, produceVersionsByConnection, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
+import { askBrokerApis, produceVersionOf, produceVersionsByConnection, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
 export type ProducerThreadConfig = {
@@ -141,7 +141,7 @@ const connectProducer = async (): Promise<Session> => {
     await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a producer that failed to connect'))
     throw e
   }
-  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map(), versionFor: produceVersionsByConnection() }
+  producer = { client: p, producerId: info.producerId, epoch: info.producerEpoch, sequences: new Map(), versionFor: produceVersionsByConnection(askBrokerApis) }
   return producer
 }
 

@@ -319,13 +319,13 @@ export const askBrokerApis = askWithFallback<Connection>(
 )
 
 /**
- * The Produce version for each broker connection, asked once per connection (its ApiVersions answer,
- * `produceVersionOf`): brokers of one cluster may run different Kafka versions while it is upgraded
- * one broker at a time, so the bootstrap broker's answer does not hold for every partition leader.
- * An answer that names no version the relay writes rejects as the broker refusing; an ask that
- * failed (a connection lost) is asked again the next time.
+ * The Produce version for each broker connection, asked once per connection (`ask`, `askBrokerApis`
+ * for a real one: its ApiVersions answer, then `produceVersionOf`). The brokers of one cluster may run
+ * different Kafka versions while it is upgraded one broker at a time, so the bootstrap broker's answer
+ * does not hold for every partition leader. An answer that names no version the relay writes rejects
+ * as the broker refusing; an ask that failed (a connection lost) is asked again the next time.
  */
-export const produceVersionsByConnection = <C extends object = Connection>(ask: (connection: C) => Promise<BrokerApis> = askBrokerApis as unknown as (connection: C) => Promise<BrokerApis>): ((connection: C) => Promise<ProduceVersion>) => {
+export const produceVersionsByConnection = <C extends object>(ask: (connection: C) => Promise<BrokerApis>): ((connection: C) => Promise<ProduceVersion>) => {
   const known = new WeakMap<C, Promise<ProduceVersion>>()
   return (connection) => {
     const cached = known.get(connection)
