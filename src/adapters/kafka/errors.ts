@@ -34,6 +34,9 @@ const treeOf = (err: unknown): ReadonlyArray<ErrorLike> => {
   return out
 }
 
+/** Whether the broker answered with protocol error `id` (its code name, `apiId`) anywhere in the client's error tree. */
+export const hasBrokerError = (err: unknown, id: string): boolean => treeOf(err).some((e) => e.apiId === id)
+
 const TOPIC_ERRORS = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_AUTHORIZATION_FAILED', 'INVALID_TOPIC_EXCEPTION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_OR_FOLLOWER', 'INVALID_REPLICATION_FACTOR', 'INVALID_PARTITIONS', 'POLICY_VIOLATION'])
 const TIMEOUT_ERRORS = new Set(['REQUEST_TIMED_OUT', 'NOT_ENOUGH_REPLICAS', 'NOT_ENOUGH_REPLICAS_AFTER_APPEND'])
 const AUTHENTICATION_ERRORS = new Set(['SASL_AUTHENTICATION_FAILED', 'UNSUPPORTED_SASL_MECHANISM', 'ILLEGAL_SASL_STATE'])

@@ -28,7 +28,7 @@ import type { Destination, PublishFailure } from '../../application/ports/event-
 import { firstRefusedRecord, truncatedBefore } from './checked-records.ts'
 import { publishFailureOf, type SecurityDescription } from './errors.ts'
 import { javaPartitionOf } from './murmur2.ts'
-import { askBrokerApis, produceVersionOf, produceVersionsByConnection, recordBatchesOf, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
+import { askBrokerApis, produceVersionsByConnection, recordBatchesOf, requiredProduceVersion, sealBatches, sendBatches, type ProducerState, type ProduceVersion } from './record-batches.ts'
 
 /** What the thread is started with (workerData): no secret; the SASL password comes in a message. */
 export type ProducerThreadConfig = {
@@ -134,9 +134,8 @@ const connectProducer = async (): Promise<Session> => {
   try {
     info = await p.initIdempotentProducer({})
     // The bootstrap broker's answer, to refuse a cluster the relay cannot write to at once, with the
-    // versions named (as the broker refusing, `rejected`). Each leader is asked again when first sent to.
-    const chosen = produceVersionOf(await p.listApis())
-    if (typeof chosen !== 'number') throw Object.assign(new Error(chosen.refused), { apiId: 'UNSUPPORTED_VERSION' })
+    // versions named. Each leader is asked again when first sent to.
+    requiredProduceVersion(await p.listApis())
   } catch (e) {
     await p.close(true).catch((err: unknown) => log('debug', { err: String(err) }, 'closing a producer that failed to connect'))
     throw e

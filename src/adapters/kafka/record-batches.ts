@@ -1,4 +1,5 @@
 import { apiVersionsV1, apiVersionsV3, crc32c, createAPI, NetworkError, ProduceAcks, produceV3, produceV9, protocolErrors, protocolErrorsCodesById, ResponseError, Writer, type API, type Connection, type Producer } from '@platformatic/kafka'
+import { hasBrokerError } from './errors.ts'
 import { HEADER_NAME_BYTES } from './packed-records.ts'
 
 /*
@@ -287,14 +288,14 @@ export const produceVersionOf = (apis: BrokerApis): ProduceVersion | { readonly 
 /** What a broker lists in its ApiVersions answer. */
 export type BrokerApis = ReadonlyArray<{ readonly apiKey: number; readonly minVersion: number; readonly maxVersion: number }>
 
-/** The error of a broker that takes no Produce version the relay writes: the broker refusing, naming the versions. */
-const unsupported = (refused: string): Error => Object.assign(new Error(refused), { apiId: 'UNSUPPORTED_VERSION' })
-
-/** Whether `e` is a broker's UNSUPPORTED_VERSION (an ApiVersions v3 request to a broker before Kafka 2.4). */
-const isUnsupportedVersion = (e: unknown): boolean => {
-  const x = e as { apiId?: unknown; errors?: unknown; response?: { errorCode?: unknown } } | undefined
-  if (x?.apiId === 'UNSUPPORTED_VERSION' || x?.response?.errorCode === protocolErrors.UNSUPPORTED_VERSION?.code) return true
-  return Array.isArray(x?.errors) && x.errors.some(isUnsupportedVersion)
+/**
+ * The version to write for a broker that lists these APIs; for one that takes neither, an error that
+ * is classified as the broker refusing (`rejected`, errors.ts), naming the versions it takes.
+ */
+export const requiredProduceVersion = (apis: BrokerApis): ProduceVersion => {
+  const v = produceVersionOf(apis)
+  if (typeof v !== 'number') throw Object.assign(new Error(v.refused), { apiId: 'UNSUPPORTED_VERSION' })
+  return v
 }
 
 /**
@@ -307,7 +308,7 @@ export const askWithFallback =
     try {
       return await v3(connection)
     } catch (e) {
-      if (isUnsupportedVersion(e)) return v1(connection)
+      if (hasBrokerError(e, 'UNSUPPORTED_VERSION')) return v1(connection)
       throw e
     }
   }
@@ -330,11 +331,7 @@ export const produceVersionsByConnection = <C extends object>(ask: (connection: 
   return (connection) => {
     const cached = known.get(connection)
     if (cached !== undefined) return cached
-    const chosen = ask(connection).then((apis) => {
-      const v = produceVersionOf(apis)
-      if (typeof v !== 'number') throw unsupported(v.refused)
-      return v
-    })
+    const chosen = ask(connection).then(requiredProduceVersion)
     known.set(connection, chosen)
     chosen.catch(() => known.delete(connection))
     return chosen
