@@ -25,7 +25,7 @@ import pg from 'pg'
 import { HEAP_FLAGS } from '../bin/heap.js'
 import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchContext, BenchResult, Target } from './types.ts'
-import { countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
+import { copyDatabase, countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
 import { MERCHANT_ID } from './support/seeded.ts'
 import { memoryOf, runJson, runNode, sampleMemory, supportScript } from './support/processes.ts'
 import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
@@ -150,7 +150,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
       const soakHere = ctx.sizes.soakMinutes > 0 && orders === sizes.at(-1)
       for (const role of roles) {
         const name = `satang_bench_memory_${role}_${randomUUID().replaceAll('-', '').slice(0, 8)}`
-        await admin.query(`create database "${name}" template "${base.name}"`)
+        await copyDatabase(admin, name, base.name)
         dropped.push(name)
         const url = new URL(ctx.databaseUrl)
         url.pathname = `/${name}`

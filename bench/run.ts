@@ -142,9 +142,27 @@ const rows: Row[] = []
 const failures: string[] = []
 const shared = new Map<string, unknown>()
 const ctx: BenchContext = { databaseUrl, log, sizes, quick: values.quick === true, rebuildCommand: values['rebuild-command'] === true, shared, progress: (line) => process.stderr.write(`  [${elapsed()}] ${line}\n`) }
+// An error no group caught (an event handler that threw, a promise nobody awaited) would end the run
+// without its JSON: record it as a failure, clean up, and still write what ran.
+let dying = false
+let running = 'start-up'
+const die = (kind: string) => (e: unknown): void => {
+  const text = `${running}: ${kind}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`
+  failures.push(text)
+  process.stderr.write(`bench ${text}\n`)
+  if (dying) return
+  dying = true
+  void Promise.race([cleanUp(shared), new Promise((r) => setTimeout(r, 10_000))])
+    .catch(() => undefined)
+    .then(finish)
+    .finally(() => process.exit(1))
+}
+process.on('uncaughtException', die('uncaught exception'))
+process.on('unhandledRejection', die('unhandled rejection'))
 try {
   for (const name of ordered) {
     process.stderr.write(`bench ${name}… [${elapsed()}]\n`)
+    running = name
     const started = Date.now()
     try {
       const mod = (await import(join(here, `${name}.ts`))) as BenchModule
@@ -161,35 +179,40 @@ try {
 } finally {
   await cleanUp(shared)
 }
-const loadAtEnd = load()
+finish()
 
-const fmt = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }))
-const targetText = (t: Target): string => `${t.on === 'ratio' ? 'ratio ' : ''}${t.op === '>=' ? '≥' : t.op === '<=' ? '≤' : '<'} ${fmt(t.value)}`
-const table = [
-  ['group', 'figure', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'],
-  ...rows.map((r) => [r.group, r.name, fmt(r.value), r.unit, r.baseline === undefined ? '' : fmt(r.baseline.value), r.ratio === undefined ? '' : fmt(r.ratio), targetsOf(r).map(targetText).join(', '), r.met === null ? '' : r.met ? 'yes' : 'NO']),
-]
-const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? []
-const right = new Set([2, 4, 5])
-process.stdout.write(`\nsatang bench, ${new Date().toISOString()}: ${String(cpus().length)} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, PostgreSQL ${postgres ?? 'unreachable'}\n`)
-process.stdout.write(`load average at start ${String(loadAtStart.one)} / ${String(loadAtStart.five)} / ${String(loadAtStart.fifteen)}, at end ${String(loadAtEnd.one)} / ${String(loadAtEnd.five)} / ${String(loadAtEnd.fifteen)} (1/5/15 min); run took ${elapsed()}\n\n`)
-for (const row of table) process.stdout.write(`${row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()}\n`)
-const baselines = [...new Set(rows.flatMap((r) => (r.baseline === undefined ? [] : [`${r.group}: ${r.baseline.name}`])))]
-if (baselines.length > 0) process.stdout.write(`\nbaselines:\n${baselines.map((b) => `  ${b}`).join('\n')}\n`)
-process.stdout.write('ratio: satang ÷ baseline for rates, baseline ÷ satang for latencies (1 = as good as bare; higher is better)\n')
+/** Prints the table and writes the JSON of what ran; exit code 1 when a target was missed or a group failed. */
+function finish(): void {
+  const loadAtEnd = load()
 
-const report = {
-  at: new Date().toISOString(),
-  seconds: Math.round((Date.now() - runStarted) / 1000),
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), platform: platform(), arch: arch(), node: process.version, postgres },
-  loadAverage: { start: loadAtStart, end: loadAtEnd },
-  groups: ordered,
-  sizes,
-  results: rows,
-  failures,
+  const fmt = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }))
+  const targetText = (t: Target): string => `${t.on === 'ratio' ? 'ratio ' : ''}${t.op === '>=' ? '≥' : t.op === '<=' ? '≤' : '<'} ${fmt(t.value)}`
+  const table = [
+    ['group', 'figure', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'],
+    ...rows.map((r) => [r.group, r.name, fmt(r.value), r.unit, r.baseline === undefined ? '' : fmt(r.baseline.value), r.ratio === undefined ? '' : fmt(r.ratio), targetsOf(r).map(targetText).join(', '), r.met === null ? '' : r.met ? 'yes' : 'NO']),
+  ]
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? []
+  const right = new Set([2, 4, 5])
+  process.stdout.write(`\nsatang bench, ${new Date().toISOString()}: ${String(cpus().length)} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, PostgreSQL ${postgres ?? 'unreachable'}\n`)
+  process.stdout.write(`load average at start ${String(loadAtStart.one)} / ${String(loadAtStart.five)} / ${String(loadAtStart.fifteen)}, at end ${String(loadAtEnd.one)} / ${String(loadAtEnd.five)} / ${String(loadAtEnd.fifteen)} (1/5/15 min); run took ${elapsed()}\n\n`)
+  for (const row of table) process.stdout.write(`${row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()}\n`)
+  const baselines = [...new Set(rows.flatMap((r) => (r.baseline === undefined ? [] : [`${r.group}: ${r.baseline.name}`])))]
+  if (baselines.length > 0) process.stdout.write(`\nbaselines:\n${baselines.map((b) => `  ${b}`).join('\n')}\n`)
+  process.stdout.write('ratio: satang ÷ baseline for rates, baseline ÷ satang for latencies (1 = as good as bare; higher is better)\n')
+
+  const report = {
+    at: new Date().toISOString(),
+    seconds: Math.round((Date.now() - runStarted) / 1000),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), platform: platform(), arch: arch(), node: process.version, postgres },
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
+    groups: ordered,
+    sizes,
+    results: rows,
+    failures,
+  }
+  mkdirSync(dirname(values.out), { recursive: true })
+  writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
+  process.stdout.write(`\nJSON: ${values.out}\n`)
+  for (const f of failures) process.stderr.write(`bench failed: ${f}\n`)
+  process.exitCode = failures.length > 0 || rows.some((r) => r.met === false) ? 1 : 0
 }
-mkdirSync(dirname(values.out), { recursive: true })
-writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
-process.stdout.write(`\nJSON: ${values.out}\n`)
-for (const f of failures) process.stderr.write(`bench failed: ${f}\n`)
-process.exitCode = failures.length > 0 || rows.some((r) => r.met === false) ? 1 : 0

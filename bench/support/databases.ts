@@ -53,6 +53,24 @@ export const createBenchDatabase = async (serverUrl: string, label: string, log:
   return { name, url: url.toString(), pool, drop }
 }
 
+/**
+ * CREATE DATABASE `name` TEMPLATE `template`. A client of the template that has just disconnected (a
+ * loader process that exited) can leave its backend alive for a moment, and PostgreSQL then refuses
+ * the copy ("being accessed by other users", 55006): tried again for up to `withinMs`.
+ */
+export const copyDatabase = async (admin: pg.Client, name: string, template: string, withinMs = 15_000): Promise<void> => {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    try {
+      await admin.query(`create database "${name}" template "${template}"`)
+      return
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== '55006' || Date.now() > deadline) throw e
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+}
+
 /** Rows of the event table. */
 export const countEvents = async (pool: pg.Pool, table = EVENT_TABLE): Promise<number> => {
   const { rows } = await pool.query<{ n: string }>(`select count(*)::text as n from ${table}`)

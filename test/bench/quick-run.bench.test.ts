@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 type Row = { group: string; name: string; value: number; unit: string; baseline?: { name: string; value: number }; ratio?: number; met: boolean | null; detail?: unknown }
 type Report = { machine: { cpus: number }; loadAverage: { start: { one: number }; end: { one: number } }; results: Row[]; failures: string[] }
 
-const runQuick = (out: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+const runQuick = (out: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, SATANG_BENCH_DATABASE_URL: inject('databaseUrl') }
     const child = spawn(process.execPath, [RUN, '--quick', '--out', out], { env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -25,13 +25,15 @@ const runQuick = (out: string): Promise<{ code: number | null; stdout: string; s
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
 
 describe('npm run bench -- --quick', () => {
   it('prints every figure of issue 16 with its baseline and ratio, and writes JSON that parses', async () => {
     const out = join(dir, 'quick.json')
     const r = await runQuick(out)
+    // A run that dies before writing its JSON says how it ended and what it printed last.
+    expect(existsSync(out), `no JSON written: exit ${String(r.code)}, signal ${String(r.signal)}; stderr ends:\n${r.stderr.slice(-4000)}`).toBe(true)
     const report = JSON.parse(readFileSync(out, 'utf8')) as Report
     expect(report.failures, r.stderr.slice(-3000)).toEqual([])
     expect([0, 1]).toContain(r.code)
