@@ -37,6 +37,9 @@ export const postgresCpuSeconds = async (): Promise<number | null> => {
  * server, which the whole server's figure cannot give on a machine other work uses too.
  */
 export const backendCpuDuring = async <T>(dbName: string, during: Promise<T>): Promise<{ readonly result: T; readonly seconds: number | null }> => {
+  // `during` is already running: a rejection that came while the first sample reads /proc, before
+  // the await below, would otherwise count as unhandled and end the whole bench process.
+  during.catch(() => undefined)
   const first = new Map<string, number>()
   const last = new Map<string, number>()
   let sampling = true
