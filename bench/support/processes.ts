@@ -59,10 +59,19 @@ export const startNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): 
   const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
   const waiters = new Set<() => void>()
-  const exited = new Promise<number | null>((done) => child.on('close', (code) => {
-    done(code)
-    for (const w of waiters) w()
-  }))
+  const exited = new Promise<number | null>((done) => {
+    const end = (code: number | null): void => {
+      done(code)
+      for (const w of waiters) w()
+    }
+    child.on('close', end)
+    // A process that could not be started (or signalled): said in its output, and it counts as ended;
+    // unheard, the 'error' event would end the whole bench process.
+    child.on('error', (err) => {
+      out += `\n${err.message}\n`
+      end(null)
+    })
+  })
   const onData = (d: string): void => {
     out += d
     for (const w of waiters) w()

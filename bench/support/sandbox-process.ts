@@ -11,6 +11,7 @@ export const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Starte
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SATANG_BIN, 'sandbox', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     const exited = new Promise<number | null>((done) => child.on('close', done))
+    child.on('error', reject)
     let stdout = ''
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
@@ -18,7 +19,13 @@ export const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Starte
       stdout += d
       const line = stdout.split('\n')[0]
       if (!stdout.includes('\n') || line === undefined) return
-      const info: unknown = JSON.parse(line)
+      let info: unknown
+      try {
+        info = JSON.parse(line)
+      } catch {
+        // Thrown here, in a stream's event handler, it would end the whole bench process.
+        info = undefined
+      }
       if (typeof info === 'object' && info !== null && 'url' in info && typeof info.url === 'string') {
         resolve({
           url: info.url,
