@@ -23,13 +23,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { HEAP_FLAGS } from '../bin/heap.js'
-import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchContext, BenchResult, Target } from './types.ts'
 import { copyDatabase, countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
 import { MERCHANT_ID } from './support/seeded.ts'
 import { memoryOf, runJson, runNode, sampleMemory, supportScript } from './support/processes.ts'
 import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
-import { startSandboxProcess } from './support/sandbox-process.ts'
+import { startBenchSandbox, writeKeyFiles } from './support/sandbox-process.ts'
 import { compact, fmt, latencyRatio, round } from './support/stats.ts'
 import { signedBodies } from './notifications.ts'
 
@@ -117,15 +116,10 @@ type Measured = { start: number; peak: number; startLine: ProbeLine | undefined;
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const n = ctx.sizes.notifications
   const sizes = [n, ...(ctx.sizes.orders > n ? [ctx.sizes.orders] : [])]
-  const vectors = loadSigningVectors()
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'))
-  const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
-  writeFileSync(files.merchantPublic, vectors.keys.merchant.public_key_pem)
-  writeFileSync(files.merchantPrivate, vectors.keys.merchant.private_key_pem)
-  writeFileSync(files.gatewayPrivate, vectors.keys.gateway.private_key_pem)
-  writeFileSync(files.gatewayPublic, vectors.keys.gateway.public_key_pem)
+  const files = writeKeyFiles(dir)
   const out: BenchResult[] = []
-  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
+  const sandbox = await startBenchSandbox(files)
   const admin = new pg.Client({ connectionString: ctx.databaseUrl })
   await admin.connect()
   const dropped: string[] = []

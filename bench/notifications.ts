@@ -13,14 +13,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadSigningVectors } from '../test/support/vectors.ts'
 import type { BenchContext, BenchResult, Target } from './types.ts'
 import { backendCpuDuring, cpuSecondsOf } from './support/cpu.ts'
 import { countEvents, createBenchDatabase } from './support/databases.ts'
 import { MERCHANT_ID } from './support/seeded.ts'
 import { runJson, sampleMemory, startNode, supportScript } from './support/processes.ts'
 import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
-import { startSandboxProcess } from './support/sandbox-process.ts'
+import { startBenchSandbox, writeKeyFiles } from './support/sandbox-process.ts'
 import { fmt, latencyRatio, rateRatio, round } from './support/stats.ts'
 
 const CONCURRENCY = 32
@@ -93,16 +92,11 @@ type Setup = { readonly label: string; readonly processes: ReadonlyArray<SatangP
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const n = ctx.sizes.notifications
-  const vectors = loadSigningVectors()
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-notify-'))
-  const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
-  writeFileSync(files.merchantPublic, vectors.keys.merchant.public_key_pem)
-  writeFileSync(files.merchantPrivate, vectors.keys.merchant.private_key_pem)
-  writeFileSync(files.gatewayPrivate, vectors.keys.gateway.private_key_pem)
-  writeFileSync(files.gatewayPublic, vectors.keys.gateway.public_key_pem)
+  const files = writeKeyFiles(dir)
   const out: BenchResult[] = []
   // The sandbox is satang's configured gateway (nothing in these figures calls it).
-  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
+  const sandbox = await startBenchSandbox(files)
   try {
     const bodies = await signedBodies(ctx, files.gatewayPrivate, n)
 

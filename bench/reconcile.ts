@@ -6,7 +6,7 @@
 // events written into the log with one statement per 2,000 orders, then the read models catch up.
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,12 +26,11 @@ import { PROJECTIONS } from '../src/projections/index.ts'
 import { migrateReadModels } from '../src/projections/migrations.ts'
 import { startProjector } from '../src/projections/projector.ts'
 import { makeKnex, makePostgresPool } from '../src/platform/postgres/pool.ts'
-import { loadSigningVectors } from '../test/support/vectors.ts'
 import { backendCpuDuring, cpuSecondsOf, postgresCpuSeconds } from './support/cpu.ts'
-import { SATANG_BIN, startSandboxProcess } from './support/sandbox-process.ts'
+import { SATANG_BIN, startBenchSandbox, writeKeyFiles } from './support/sandbox-process.ts'
+import { MERCHANT_ID } from './support/seeded.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
-const MERCHANT_ID = '140000000000000001'
 const CONCURRENCY = 16
 const SEED_CHUNK = 2_000
 const LOAD = fileURLToPath(new URL('./support/query-load.ts', import.meta.url))
@@ -75,13 +74,8 @@ const runProcess = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, wrapper
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const ORDERS = ctx.sizes.reconcileOrders
-  const vectors = loadSigningVectors()
   const dir = await mkdtemp(join(tmpdir(), 'satang-bench-reconcile-'))
-  const files = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
-  await writeFile(files.merchantPublic, vectors.keys.merchant.public_key_pem)
-  await writeFile(files.merchantPrivate, vectors.keys.merchant.private_key_pem)
-  await writeFile(files.gatewayPrivate, vectors.keys.gateway.private_key_pem)
-  await writeFile(files.gatewayPublic, vectors.keys.gateway.public_key_pem)
+  const files = writeKeyFiles(dir)
   const dbName = `satang_bench_rec_${randomUUID().replaceAll('-', '').slice(0, 10)}`
   const admin = new Client({ connectionString: ctx.databaseUrl })
   await admin.connect()
@@ -90,7 +84,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   url.pathname = `/${dbName}`
   const pool = makePostgresPool({ url: url.toString(), poolMax: 8, applicationName: 'satang-bench' }, ctx.log)
   const store = makePostgresEventStore({ pool, log: ctx.log }, { schema: 'eventstore' })
-  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--rate-limit', '0', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
+  const sandbox = await startBenchSandbox(files, ['--rate-limit', '0'])
   try {
     const knex = makeKnex(pool)
     const migrated = await migrateEventStore({ db: knex, log: ctx.log }, { schema: 'eventstore' })()

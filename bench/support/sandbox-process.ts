@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loadSigningVectors } from '../../test/support/vectors.ts'
+import { MERCHANT_ID } from './seeded.ts'
 
 /** The CLI the benches start as processes of their own. */
 export const SATANG_BIN = fileURLToPath(new URL('../../bin/satang.js', import.meta.url))
@@ -40,3 +44,21 @@ export const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Starte
     void exited.then((code) => reject(new Error(`satang sandbox exited (${String(code)}) before it started: ${stderr}`)))
   })
 
+
+/** The signing vectors' keys as PEM files: the merchant's pair and the gateway's pair. */
+export type KeyFiles = { readonly merchantPublic: string; readonly merchantPrivate: string; readonly gatewayPrivate: string; readonly gatewayPublic: string }
+
+/** Writes the signing vectors' merchant and gateway keys into `dir` (a folder of the bench's own). */
+export const writeKeyFiles = (dir: string): KeyFiles => {
+  const { merchant, gateway } = loadSigningVectors().keys
+  const files: KeyFiles = { merchantPublic: join(dir, 'merchant-public.pem'), merchantPrivate: join(dir, 'merchant-private.pem'), gatewayPrivate: join(dir, 'gateway-private.pem'), gatewayPublic: join(dir, 'gateway-public.pem') }
+  writeFileSync(files.merchantPublic, merchant.public_key_pem)
+  writeFileSync(files.merchantPrivate, merchant.private_key_pem)
+  writeFileSync(files.gatewayPrivate, gateway.private_key_pem)
+  writeFileSync(files.gatewayPublic, gateway.public_key_pem)
+  return files
+}
+
+/** `satang sandbox` on an ephemeral port for the bench's merchant (MERCHANT_ID), signing as the gateway with `files`' key. */
+export const startBenchSandbox = (files: KeyFiles, extra: ReadonlyArray<string> = []): Promise<Started> =>
+  startSandboxProcess(['--port', '0', '--json', ...extra, '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${files.merchantPublic}`, '--gateway-private-key', files.gatewayPrivate])
