@@ -7,8 +7,8 @@ import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, scriptBroker, scriptBrokerSkipReason, type ScriptBroker } from '../support/kafka.ts'
 import type { EventStoreDatabase } from '../adapters/http/database.ts'
-import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } from './relay-support.ts'
+import { startSatangProcess, type SatangProcess } from '../support/process.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, relayEnv } from './relay-support.ts'
 
 /**
  * Acceptance (issue 14): a broker of the test's own (scripts/kafka.sh on a free port) is down when the
@@ -27,11 +27,7 @@ let store: EventStore
 let relay: SatangProcess | undefined
 
 const env = (): NodeJS.ProcessEnv =>
-  envWithoutSatangSettings({
-    SATANG_LOG_LEVEL: 'warn',
-    SATANG_DATABASE_URL: db.url,
-    SATANG_KAFKA_BROKERS: broker.brokers.join(','),
-    SATANG_KAFKA_TOPIC: topic,
+  relayEnv(db, broker.brokers, topic, {
     SATANG_KAFKA_BATCH_SIZE: '200',
     SATANG_KAFKA_TIMEOUT_MS: '3000',
     SATANG_KAFKA_RETRY_BASE_MS: '200',

@@ -8,8 +8,8 @@ import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
 import type { EventStoreDatabase } from '../adapters/http/database.ts'
-import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } from './relay-support.ts'
+import { startSatangProcess, type SatangProcess } from '../support/process.ts'
+import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog, relayEnv } from './relay-support.ts'
 
 /**
  * Acceptance (issue 14): real `satang relay` processes on one database and a real broker.
@@ -30,11 +30,7 @@ let store: EventStore
 const running: SatangProcess[] = []
 
 const env = (topic: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
-  envWithoutSatangSettings({
-    SATANG_LOG_LEVEL: 'warn',
-    SATANG_DATABASE_URL: db.url,
-    SATANG_KAFKA_BROKERS: broker.brokers.join(','),
-    SATANG_KAFKA_TOPIC: topic,
+  relayEnv(db, broker.brokers, topic, {
     SATANG_KAFKA_BATCH_SIZE: String(BATCH),
     SATANG_KAFKA_RETRY_BASE_MS: '100',
     SATANG_KAFKA_RETRY_MAX_MS: '1000',

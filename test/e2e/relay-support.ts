@@ -10,6 +10,14 @@ import { orderEventsOf, orderPlanArb } from '../projections/scenarios.ts'
 import { envWithoutSatangSettings } from '../support/process.ts'
 
 /**
+ * The environment of a `satang relay` process (or `satang relay --status`) of a relay test: its log's
+ * database, the broker and the topic, warnings only, and the test's own `settings` (batch sizes,
+ * retry intervals) on top; nothing else of SATANG_* from the test's own environment.
+ */
+export const relayEnv = (db: { readonly url: string }, brokers: ReadonlyArray<string>, topic: string, settings: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv =>
+  envWithoutSatangSettings({ SATANG_LOG_LEVEL: 'warn', SATANG_DATABASE_URL: db.url, SATANG_KAFKA_BROKERS: brokers.join(','), SATANG_KAFKA_TOPIC: topic, ...settings })
+
+/**
  * A database of its own for a relay test: the event store (`freshEventStoreDatabase`), then what
  * `satang migrate` adds (the read models, `relay_checkpoints` among them), run as an operator runs it.
  */

@@ -8,8 +8,8 @@ import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
 import type { EventStoreDatabase } from '../adapters/http/database.ts'
-import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
-import { appendOrders, eventually, migratedLog, readWholeLog } from './relay-support.ts'
+import { startSatangProcess, type SatangProcess } from '../support/process.ts'
+import { appendOrders, eventually, migratedLog, readWholeLog, relayEnv } from './relay-support.ts'
 
 /**
  * The relay never passes over an event it cannot vouch for: an event in the log whose data does not
@@ -31,11 +31,7 @@ let store: EventStore
 let relay: SatangProcess | undefined
 
 const env = (): NodeJS.ProcessEnv =>
-  envWithoutSatangSettings({
-    SATANG_LOG_LEVEL: 'warn',
-    SATANG_DATABASE_URL: db.url,
-    SATANG_KAFKA_BROKERS: broker.brokers.join(','),
-    SATANG_KAFKA_TOPIC: topic,
+  relayEnv(db, broker.brokers, topic, {
     SATANG_KAFKA_TOPIC_PARTITIONS: '3',
     // A batch of 1,000 events sent as requests of at most 16 KiB: the bad event is in the middle of both.
     SATANG_KAFKA_BATCH_SIZE: '1000',
