@@ -32,6 +32,7 @@ import { PROJECTIONS } from '../src/projections/index.ts'
 import { migrateReadModels } from '../src/projections/migrations.ts'
 import { filterKafkajsNegativeTimeoutWarning } from '../test/support/kafkajs-warning.ts'
 import type { BenchContext, BenchResult } from './types.ts'
+import { percentile, round } from './support/stats.ts'
 
 // kafkajs (the old client: its bare producer, the bench's admin and consumers) warns of a negative timeout on Node 24 from one known place.
 filterKafkajsNegativeTimeoutWarning()
@@ -48,8 +49,6 @@ const PARTITIONS = 6
 const LIVE_EVENTS = 600
 const LIVE_INTERVAL_MS = 10
 
-const round = (n: number, digits = 0): number => Number(n.toFixed(digits))
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 const freePort = (): Promise<number> =>

@@ -1,6 +1,6 @@
 // The gateway sandbox under load: create + query round trips over loopback with the real merchant-side
 // client (signing requests, verifying answers), against `satang sandbox` running as its own process.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -8,15 +8,15 @@ import { makeGatewayClient, type GatewayClient } from '../src/adapters/gateway/c
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier } from '../src/domain/gateway/signing.ts'
 import { satangCanonicalV1 } from '../src/domain/gateway/canonical.ts'
 import { loadSigningVectors } from '../test/support/vectors.ts'
-import { startSandboxProcess } from './support/sandbox-process.ts'
+import { startBenchSandbox, writeKeyFiles } from './support/sandbox-process.ts'
+import { MERCHANT_ID } from './support/seeded.ts'
+import { percentile } from './support/stats.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
-const MERCHANT_ID = '140000000000000001'
 const CALLERS = 8
 const WARM_UP_MS = 1_000
 const MEASURE_MS = 5_000
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 
 const roundTrip = async (client: GatewayClient, merchantOrderId: string): Promise<void> => {
   const created = await client.createDirectPayment({
@@ -59,11 +59,7 @@ export async function run(ctx: BenchContext): Promise<ReadonlyArray<BenchResult>
   const gatewayKey = loadPublicKey(vectors.keys.gateway.public_key_pem)
   if (E.isLeft(merchantKey) || E.isLeft(gatewayKey)) throw new Error('signing vectors unusable')
   const dir = await mkdtemp(join(tmpdir(), 'satang-bench-sandbox-'))
-  const merchantPem = join(dir, 'merchant-public.pem')
-  const gatewayPem = join(dir, 'gateway-private.pem')
-  await writeFile(merchantPem, vectors.keys.merchant.public_key_pem)
-  await writeFile(gatewayPem, vectors.keys.gateway.private_key_pem)
-  const sandbox = await startSandboxProcess(['--port', '0', '--json', '--rate-limit', '0', '--log-level', 'warn', '--merchant', `${MERCHANT_ID}=${merchantPem}`, '--gateway-private-key', gatewayPem])
+  const sandbox = await startBenchSandbox(writeKeyFiles(dir), ['--rate-limit', '0'])
   const client = makeGatewayClient({
     baseUrl: sandbox.url,
     merchantSigner: makeSigner(satangCanonicalV1, merchantKey.right),
