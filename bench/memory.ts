@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { HEAP_FLAGS } from '../bin/heap.js'
+import { makePostgresPool } from '../src/platform/postgres/pool.ts'
 import type { BenchContext, BenchResult, Target } from './types.ts'
 import { copyDatabase, countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
 import { MERCHANT_ID } from './support/seeded.ts'
@@ -121,6 +122,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const out: BenchResult[] = []
   const sandbox = await startBenchSandbox(files)
   const admin = new pg.Client({ connectionString: ctx.databaseUrl })
+  // pg emits an idle connection's failure as 'error'; unheard, it would end the bench. The next
+  // query on it fails instead, inside the group.
+  admin.on('error', (err) => ctx.log.warn({ err }, 'bench memory: the admin connection failed'))
   await admin.connect()
   const dropped: string[] = []
   try {
@@ -148,7 +152,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
         dropped.push(name)
         const url = new URL(ctx.databaseUrl)
         url.pathname = `/${name}`
-        const pool = new pg.Pool({ connectionString: url.toString(), max: 2 })
+        const pool = makePostgresPool({ url: url.toString(), poolMax: 2, applicationName: 'satang-bench' }, ctx.log)
         const probe = join(dir, `probe-${role}-${String(orders)}.jsonl`)
         writeFileSync(probe, '')
         let satang: SatangProcess | undefined

@@ -27,8 +27,8 @@
  * Anything else (a transaction not known to have ended, a payload not signed by the key, a bare
  * wake-up) falls back to a read below the horizon, as before: an announcement only ever saves a read.
  */
+// One namespace import: `crypto.hash` is looked up at run time (older Node has none).
 import * as crypto from 'node:crypto'
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { inspect } from 'node:util'
 
 export type Announcement = {
@@ -68,7 +68,7 @@ export type AnnouncementKey = { readonly ipad: Buffer; readonly opad: Buffer; re
 
 export const announcementKeyOf = (key: Buffer): AnnouncementKey => {
   const padded = Buffer.alloc(BLOCK)
-  ;(key.length > BLOCK ? createHash('sha256').update(key).digest() : key).copy(padded)
+  ;(key.length > BLOCK ? crypto.createHash('sha256').update(key).digest() : key).copy(padded)
   const prepared = { ipad: Buffer.from(padded.map((b) => b ^ 0x36)), opad: Buffer.from(padded.map((b) => b ^ 0x5c)), raw: Buffer.from(key) }
   // Key material (the key XOR a constant is the key): an object holding it that reaches a log line or
   // JSON shows this instead, as a KeyObject would.
@@ -86,7 +86,7 @@ const outer = Buffer.alloc(BLOCK + 32)
 
 /** HMAC-SHA-256 of `body` (UTF-8) with `key`. */
 export const macOf = (body: string, key: AnnouncementKey): Buffer => {
-  if (oneShot === undefined) return createHmac('sha256', key.raw).update(body, 'utf8').digest()
+  if (oneShot === undefined) return crypto.createHmac('sha256', key.raw).update(body, 'utf8').digest()
   const length = BLOCK + Buffer.byteLength(body, 'utf8')
   if (inner.length < length) inner = Buffer.allocUnsafe(length)
   key.ipad.copy(inner)
@@ -106,7 +106,7 @@ export const readAnnouncement = (payload: string, key: Buffer | AnnouncementKey)
   const body = payload.slice(MAC_HEX)
   const expected = macOf(body, Buffer.isBuffer(key) ? announcementKeyOf(key) : key)
   const given = Buffer.from(payload.slice(0, MAC_HEX), 'hex')
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return undefined
   let parsed: unknown
   try {
     parsed = JSON.parse(body)
