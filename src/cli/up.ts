@@ -3,7 +3,6 @@ import { configWarnings } from '../config.ts'
 import { StartupError, StartupFailure, rootLogger } from '../composition/startup.ts'
 import { ROLES, isRoleChoice } from '../roles/role.ts'
 import { migrate, openDatabaseForTool } from '../composition/database.ts'
-import { startProcess } from '../main.ts'
 import { EXIT, UsageError } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 
@@ -76,6 +75,9 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
         process.on('SIGINT', signalled)
         process.on('SIGTERM', signalled)
         process.stdout.write(`satang: starting${opts.role === 'all' ? '' : ` the ${opts.role} role`}…\n`)
+        // The roles (HTTP server, telemetry, jobs) load only here: `satang migrate` and the help of
+        // both commands, which share this module, start without them.
+        const { startProcess } = await import('../main.ts')
         const running = await startProcess(config, log, opts.role, { allowSuperuser: opts.allowSuperuser === true }).catch((e: unknown) => {
           process.off('SIGINT', signalled)
           process.off('SIGTERM', signalled)

@@ -8,7 +8,7 @@ import { makeScryptPasswords } from '../adapters/crypto/scrypt-passwords.ts'
 import { makePostgresConsoleAccounts } from '../adapters/postgres/console-accounts.ts'
 import { addConsoleUser, describeConsoleUserFailure, disableConsoleUser, listConsoleUsers, resetConsoleUserPassword, type ConsoleUserDeps, type ConsoleUserFailure } from '../application/console-users.ts'
 import { CONSOLE_ROLES, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, nameViolations, roleViolations } from '../domain/console-users/account.ts'
-import { makeEventStore, readModelsOf } from '../main.ts'
+import { makeEventStore, readModelsOf } from '../composition/database.ts'
 import { EXIT, readTextFile, UsageError } from './io.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 

@@ -22,17 +22,19 @@ const TRACE = fileURLToPath(new URL('./support/module-trace.ts', import.meta.url
 const helpOf = (program: Command): string => program.helpInformation()
 
 /** The src/ modules (relative paths) that `satang …args` loaded, and its exit code. */
-const modulesLoadedBy = (args: ReadonlyArray<string>): Promise<{ code: number | null; modules: ReadonlyArray<string>; stdout: string }> =>
+const modulesLoadedBy = (args: ReadonlyArray<string>, settings: Readonly<Record<string, string>> = {}): Promise<{ code: number | null; modules: ReadonlyArray<string>; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
     const file = join(dir, `trace-${String(Math.random()).slice(2)}.txt`)
     const child = spawn(process.execPath, ['--import', TRACE, SATANG_BIN, ...args], {
-      env: envWithoutSatangSettings({ SATANG_TEST_MODULE_TRACE: file, SATANG_DATA_DIR: join(dir, 'data') }),
+      env: envWithoutSatangSettings({ SATANG_TEST_MODULE_TRACE: file, SATANG_DATA_DIR: join(dir, 'data'), ...settings }),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
+    let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, modules: readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') }))
+    child.on('close', (code) => resolve({ code, stdout, stderr, modules: readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') }))
   })
 
 // Loading the whole program in process, and starting satang, take long on a busy machine.
@@ -62,11 +64,22 @@ describe('each command loads only what it needs (modules traced in a real proces
   })
 
   it('satang up loads the roles it may run but not the relay nor its Kafka client, which only a relay process loads (about 45 MiB of RSS, issue 31)', async () => {
-    const r = await modulesLoadedBy(['up', '--help'])
-    expect(r.code).toBe(0)
+    // A real start that gets as far as the database (nothing listens on port 1): every role it may run is loaded by then.
+    const r = await modulesLoadedBy(['up'], { SATANG_DATABASE_URL: 'postgres://satang@127.0.0.1:1/satang' })
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toContain('the database cannot be reached')
     expect(r.modules).toContain('main.ts')
     expect(r.modules).toContain('roles/projector.ts')
     expect(r.modules.filter((m) => /^(roles\/relay\.ts|jobs\/relay\/relay\.ts|adapters\/kafka\/)/.test(m))).toEqual([])
+  })
+
+  it.each(['migrate --help', 'up --help', 'migrate'])('satang %s loads neither the roles, the HTTP server, Kafka nor the jobs (only satang up starting loads them)', async (command) => {
+    const args = command.split(' ')
+    const r = await modulesLoadedBy(args, { SATANG_DATABASE_URL: 'postgres://satang@127.0.0.1:1/satang' })
+    // migrate reaches for the database (nothing listens on port 1: exit 3); the help exits 0.
+    expect(r.code, r.stderr).toBe(args.includes('--help') ? 0 : 3)
+    expect(r.modules).toContain('cli/up.ts')
+    expect(r.modules.filter((m) => /^(main\.ts|roles\/(api|projector|scheduler|relay)\.ts|adapters\/http\/server\.ts|adapters\/kafka\/|jobs\/reconcile\/|jobs\/relay\/relay\.ts)/.test(m))).toEqual([])
   })
 
   it('satang report reconciliation --help loads neither the server, the roles nor the other commands', async () => {
