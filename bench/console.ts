@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
-import { Client } from 'pg'
 import { makePostgresEventStore } from '../src/adapters/eventstore/postgres.ts'
 import { registerConsoleRoutes } from '../src/adapters/http/console/routes.ts'
 import { makeHttpServer, makeMetricsRegistry } from '../src/adapters/http/server.ts'
@@ -20,6 +19,7 @@ import { migrateReadModels } from '../src/projections/migrations.ts'
 import { readBreaks, readDays } from '../src/projections/reconciliation/reads.ts'
 import { projectionStatus } from '../src/projections/status.ts'
 import { makeKnex, makePostgresPool } from '../src/platform/postgres/pool.ts'
+import { connectAdmin } from './support/databases.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
 const BREAKS = Number(process.env['SATANG_BENCH_CONSOLE_BREAKS'] ?? 100_000)
@@ -56,8 +56,7 @@ const timeSql = async (read: () => Promise<unknown>): Promise<{ p50: number; p99
 
 export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const dbName = `satang_bench_console_${randomUUID().replaceAll('-', '').slice(0, 10)}`
-  const admin = new Client({ connectionString: ctx.databaseUrl })
-  await admin.connect()
+  const admin = await connectAdmin(ctx.databaseUrl, ctx.log, 'console')
   await admin.query(`create database "${dbName}"`)
   const url = new URL(ctx.databaseUrl)
   url.pathname = `/${dbName}`

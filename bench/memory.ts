@@ -21,11 +21,11 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
+import type pg from 'pg'
 import { HEAP_FLAGS } from '../bin/heap.js'
 import { makePostgresPool } from '../src/platform/postgres/pool.ts'
 import type { BenchContext, BenchResult, Target } from './types.ts'
-import { copyDatabase, countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
+import { connectAdmin, copyDatabase, countEvents, createBenchDatabase, EVENT_SCHEMA } from './support/databases.ts'
 import { MERCHANT_ID } from './support/seeded.ts'
 import { memoryOf, runJson, runNode, sampleMemory, supportScript } from './support/processes.ts'
 import { startSatang, waitForProjections, type SatangProcess } from './support/satang-process.ts'
@@ -121,11 +121,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const files = writeKeyFiles(dir)
   const out: BenchResult[] = []
   const sandbox = await startBenchSandbox(files)
-  const admin = new pg.Client({ connectionString: ctx.databaseUrl })
-  // pg emits an idle connection's failure as 'error'; unheard, it would end the bench. The next
-  // query on it fails instead, inside the group.
-  admin.on('error', (err) => ctx.log.warn({ err }, 'bench memory: the admin connection failed'))
-  await admin.connect()
+  const admin = await connectAdmin(ctx.databaseUrl, ctx.log, 'memory')
   const dropped: string[] = []
   try {
     const bodies = await signedBodies(ctx, files.gatewayPrivate, n)

@@ -12,7 +12,6 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
-import { Client } from 'pg'
 import { makePostgresEventStore } from '../src/adapters/eventstore/postgres.ts'
 import { migrateEventStore } from '../src/adapters/postgres/migrations/eventstore.ts'
 import { eventIdOf } from '../src/application/event-id.ts'
@@ -29,6 +28,7 @@ import { makeKnex, makePostgresPool } from '../src/platform/postgres/pool.ts'
 import { backendCpuDuring, cpuSecondsOf, postgresCpuSeconds } from './support/cpu.ts'
 import { SATANG_BIN, startBenchSandbox, writeKeyFiles } from './support/sandbox-process.ts'
 import { MERCHANT_ID } from './support/seeded.ts'
+import { connectAdmin } from './support/databases.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 
 const CONCURRENCY = 16
@@ -77,8 +77,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   const dir = await mkdtemp(join(tmpdir(), 'satang-bench-reconcile-'))
   const files = writeKeyFiles(dir)
   const dbName = `satang_bench_rec_${randomUUID().replaceAll('-', '').slice(0, 10)}`
-  const admin = new Client({ connectionString: ctx.databaseUrl })
-  await admin.connect()
+  const admin = await connectAdmin(ctx.databaseUrl, ctx.log, 'reconcile')
   await admin.query(`create database "${dbName}"`)
   const url = new URL(ctx.databaseUrl)
   url.pathname = `/${dbName}`

@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
 import { compatibilityPartitioner, ProduceAcks, Producer } from '@platformatic/kafka'
 import kafkajs from 'kafkajs'
-import { Client } from 'pg'
 import { makePostgresEventStore } from '../src/adapters/eventstore/postgres.ts'
 import { toKafkaMessage } from '../src/adapters/kafka/message.ts'
 import { recordOf, requestsOf } from '../src/adapters/kafka/publisher.ts'
@@ -31,6 +30,7 @@ import { makeKnex, makePostgresPool } from '../src/platform/postgres/pool.ts'
 import { PROJECTIONS } from '../src/projections/index.ts'
 import { migrateReadModels } from '../src/projections/migrations.ts'
 import { filterKafkajsNegativeTimeoutWarning } from '../test/support/kafkajs-warning.ts'
+import { connectAdmin } from './support/databases.ts'
 import type { BenchContext, BenchResult } from './types.ts'
 import { percentile, round } from './support/stats.ts'
 
@@ -213,8 +213,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
   }
   const broker = await brokerFor()
   const dbName = `satang_bench_relay_${randomUUID().replaceAll('-', '').slice(0, 10)}`
-  const admin = new Client({ connectionString: ctx.databaseUrl })
-  await admin.connect()
+  const admin = await connectAdmin(ctx.databaseUrl, ctx.log, 'relay')
   await admin.query(`create database "${dbName}"`)
   const url = new URL(ctx.databaseUrl)
   url.pathname = `/${dbName}`

@@ -17,7 +17,6 @@ const CALLERS = 8
 const WARM_UP_MS = 1_000
 const MEASURE_MS = 5_000
 
-
 const roundTrip = async (client: GatewayClient, merchantOrderId: string): Promise<void> => {
   const created = await client.createDirectPayment({
     service: 'svc.thaiqr.pay',

@@ -54,6 +54,18 @@ export const createBenchDatabase = async (serverUrl: string, label: string, log:
 }
 
 /**
+ * A connection to the server for a group's own CREATE and DROP DATABASE, kept for the whole group. pg
+ * emits an idle connection's failure as 'error', which unheard would end the bench: it is logged, and
+ * the next query on the connection fails inside the group instead.
+ */
+export const connectAdmin = async (serverUrl: string, log: Logger, group: string): Promise<pg.Client> => {
+  const admin = new pg.Client({ connectionString: serverUrl })
+  admin.on('error', (err) => log.warn({ err }, `bench ${group}: the admin connection failed`))
+  await admin.connect()
+  return admin
+}
+
+/**
  * CREATE DATABASE `name` TEMPLATE `template`. A client of the template that has just disconnected (a
  * loader process that exited) can leave its backend alive for a moment, and PostgreSQL then refuses
  * the copy ("being accessed by other users", 55006): tried again for up to `withinMs`.

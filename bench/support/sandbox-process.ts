@@ -44,7 +44,6 @@ export const startSandboxProcess = (args: ReadonlyArray<string>): Promise<Starte
     void exited.then((code) => reject(new Error(`satang sandbox exited (${String(code)}) before it started: ${stderr}`)))
   })
 
-
 /** The signing vectors' keys as PEM files: the merchant's pair and the gateway's pair. */
 export type KeyFiles = { readonly merchantPublic: string; readonly merchantPrivate: string; readonly gatewayPrivate: string; readonly gatewayPublic: string }
 
