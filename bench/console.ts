@@ -93,11 +93,12 @@ export async function run(ctx: BenchContext): Promise<BenchResult[]> {
     )
     await pool.query(
       `insert into satang.ledger_entries (event_id, line, global_position, stream_name, posting_kind, merchant_id, merchant_order_id, account, channel, currency,
-         debit_satang, credit_satang, posted_at, posting_date_bangkok, recorded_at, description)
+         debit_satang, credit_satang, posted_at, posting_date_bangkok, recorded_at, description, entry_kind, rule_version, fact_date_bangkok)
        select ('00000000-0000-4000-8000-' || lpad(to_hex(g / 2), 12, '0'))::uuid, 1 + g % 2, lpad((g / 2)::text, 20, '0') || '-' || lpad((g / 2)::text, 20, '0'), 'order-' || $1 || '-L' || g / 2,
               'order_paid', $1, 'L' || g / 2, case when g % 2 = 0 then 'gateway_receivable' else 'sales' end, 'svc.checkout.apply', 'THB',
               case when g % 2 = 0 then 10000 else 0 end, case when g % 2 = 0 then 0 else 10000 end,
-              now() - (g % 60) * interval '1 day', ((now() - (g % 60) * interval '1 day') at time zone 'Asia/Bangkok')::date, now(), 'bench'
+              now() - (g % 60) * interval '1 day', ((now() - (g % 60) * interval '1 day') at time zone 'Asia/Bangkok')::date, now(), 'bench',
+              'posting', 1, ((now() - (g % 60) * interval '1 day') at time zone 'Asia/Bangkok')::date
          from generate_series(0, 19999) g`,
       [MERCHANT],
     )
