@@ -1,6 +1,9 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { requireRecentNode } from './test/support/node-version.ts'
+
+requireRecentNode()
 
 // Four projects, run by `npm test` in two tiers (docs/development.md "Tests and benchmarks"):
 // 1. `unit` (pure logic), `int` (real PostgreSQL, real HTTP, real processes) and `e2e` (whole `satang

@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { requireRecentNode } from '../support/node-version.ts'
+
+requireRecentNode()
 
 // `npm run test:bench`: `npm run bench -- --quick` end to end (test/bench/*.bench.test.ts). Apart from
 // `npm test`, since it starts every group's processes and takes a few minutes on a shared machine.

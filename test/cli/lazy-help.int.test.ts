@@ -34,7 +34,18 @@ const modulesLoadedBy = (args: ReadonlyArray<string>, settings: Readonly<Record<
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr, modules: readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') }))
+    child.on('close', (code) => {
+      // No trace: the child died before loading the tracer (a Node that cannot --import a .ts file, older
+      // than 22.18, is first on PATH); fail with what it said rather than leave the promise hanging.
+      let trace: string
+      try {
+        trace = readFileSync(file, 'utf8')
+      } catch {
+        reject(new Error(`satang ${args.join(' ')} under ${process.execPath} (Node ${process.versions.node}) wrote no module trace; exit ${String(code)}, stderr: ${stderr.slice(0, 2000)}`))
+        return
+      }
+      resolve({ code, stdout, stderr, modules: trace.split('\n').filter((l) => l !== '') })
+    })
   })
 
 // Loading the whole program in process, and starting satang, take long on a busy machine.

@@ -1,4 +1,7 @@
 import { defineConfig } from 'vitest/config'
+import { requireRecentNode } from '../support/node-version.ts'
+
+requireRecentNode()
 
 // The tests Stryker runs against mutants of src/domain: the unit tests of the domain, of the pure
 // projections over it, and of the gateway signature (which exercises domain/gateway/signing.ts and

@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { requireRecentNode } from '../support/node-version.ts'
+
+requireRecentNode()
 
 // `npm run test:topology`: the production topology as real processes (test/topology/*.topology.test.ts).
 // Apart from `npm test`, since it runs for minutes; CI runs both.
