@@ -33,6 +33,21 @@ const nullWhenNoTable = (e: unknown): null => {
 export const atOrBefore = (position: string, upTo: string): boolean => position <= upTo
 
 /**
+ * The transaction's client for readers, which may send several queries at once (`Promise.all` of
+ * reads): a pg client runs one query at a time, and pg 8 queues a query sent while another runs but
+ * warns that pg 9 will refuse it. Here each waits for the one before, whatever became of it.
+ */
+const oneAtATime = (client: PoolClient): Queryable => {
+  let previous: Promise<unknown> = Promise.resolve()
+  const query = (...args: Parameters<PoolClient['query']>): Promise<unknown> => {
+    const run = previous.then(() => (client.query as (...a: Parameters<PoolClient['query']>) => Promise<unknown>)(...args))
+    previous = run.catch(() => undefined)
+    return run
+  }
+  return { query: query as unknown as Queryable['query'] }
+}
+
+/**
  * Applies `projections` to the log up to and including `upTo` in a schema of their own, hands the
  * tables to `read`, then rolls the whole transaction back.
  */
@@ -65,7 +80,7 @@ export const withReadModelsAsOf = async <A>(deps: AsOfDeps, projections: Readonl
       if (items.length < page.right.length || last === undefined) break
       from = E.isRight(last) ? last.right.position : last.left.position
     }
-    return await read({ db: client, schema })
+    return await read({ db: oneAtATime(client), schema })
   } finally {
     await client.query('rollback').catch(() => undefined)
     client.release()

@@ -95,6 +95,37 @@ describe('as of a position', () => {
     )
   })
 
+  it('a reader may send its queries at once: they run one after another in the as-of transaction, and pg does not warn', async () => {
+    // pg 8 queues a query sent to a client that is running one, warns (once per process) that pg 9 will
+    // refuse it, and the console's overview did just that with Promise.all over the as-of client.
+    const warnings: string[] = []
+    const heard = (w: Error): void => void warnings.push(w.message)
+    process.on('warning', heard)
+    const run = await freshProjectionDatabase('as_of_at_once', [ledgerProjection])
+    try {
+      const order = orderEventsOf(1, { amount: 10000n, service: 'svc.checkout.apply', observations: [] })
+      for (const e of order.events) await appendEvent(run.store, order.stream, e)
+      const head = await run.store.headPosition()()
+      if (E.isLeft(head) || head.right === undefined) throw new Error('no head')
+      const seen = await withReadModelsAsOf({ store: run.store, pool: run.pool }, [ledgerProjection], head.right, (rm) =>
+        Promise.all([1, 2, 3, 4].map(async (n) => (await rm.db.query<{ n: number; schema: string }>('select $1::int as n, current_schema() as schema, pg_sleep(0.01)', [n])).rows[0])),
+      )
+      expect(seen.map((r) => r?.n)).toEqual([1, 2, 3, 4])
+      // A failed query does not stop the ones queued after it (each waits for the one before, however it ended) …
+      const after = await withReadModelsAsOf({ store: run.store, pool: run.pool }, [ledgerProjection], head.right, (rm) =>
+        Promise.allSettled([rm.db.query('select no_such_column from pg_class'), rm.db.query('select 1 as one')]),
+      )
+      expect(after[0]?.status).toBe('rejected')
+      // … which then fails as PostgreSQL fails it: the transaction is aborted.
+      expect(after[1]?.status === 'rejected' ? String(after[1].reason) : 'fulfilled').toContain('current transaction is aborted')
+      await new Promise((r) => setTimeout(r, 20))
+      expect(warnings.filter((m) => m.includes('already executing a query'))).toEqual([])
+    } finally {
+      process.off('warning', heard)
+      await run.drop()
+    }
+  })
+
   it('an instant is the last position committed by then; before the first event the log was empty', async () => {
     const run = await freshProjectionDatabase('as_of_instant', PROJECTIONS)
     const { pool, store, schema } = run
