@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Pool, PoolClient } from 'pg'
 import type { AsOf, AsOfRequest } from '../application/as-of.ts'
 import type { EventStore, Position } from '../application/ports/event-store.ts'
+import { oneAtATime } from '../platform/postgres/one-at-a-time.ts'
 import { decodeBatchItem } from './projector.ts'
 import { qualified, readsStream, type ProjectedEvent, type Projection } from './types.ts'
 
@@ -31,21 +32,6 @@ const nullWhenNoTable = (e: unknown): null => {
 
 /** Whether `position` is at or before `upTo` (positions of one store compare as plain strings). */
 export const atOrBefore = (position: string, upTo: string): boolean => position <= upTo
-
-/**
- * The transaction's client for readers, which may send several queries at once (`Promise.all` of
- * reads): a pg client runs one query at a time, and pg 8 queues a query sent while another runs but
- * warns that pg 9 will refuse it. Here each waits for the one before, whatever became of it.
- */
-const oneAtATime = (client: PoolClient): Queryable => {
-  let previous: Promise<unknown> = Promise.resolve()
-  const query = (...args: Parameters<PoolClient['query']>): Promise<unknown> => {
-    const run = previous.then(() => (client.query as (...a: Parameters<PoolClient['query']>) => Promise<unknown>)(...args))
-    previous = run.catch(() => undefined)
-    return run
-  }
-  return { query: query as unknown as Queryable['query'] }
-}
 
 /**
  * Applies `projections` to the log up to and including `upTo` in a schema of their own, hands the
@@ -80,7 +66,9 @@ export const withReadModelsAsOf = async <A>(deps: AsOfDeps, projections: Readonl
       if (items.length < page.right.length || last === undefined) break
       from = E.isRight(last) ? last.right.position : last.left.position
     }
-    return await read({ db: oneAtATime(client), schema })
+    // Readers may send several queries at once: the one client takes them in turn.
+    const query = oneAtATime(client)
+    return await read({ db: { query: query as unknown as Queryable['query'] }, schema })
   } finally {
     await client.query('rollback').catch(() => undefined)
     client.release()

@@ -4,6 +4,7 @@ import { Client, type Pool, type PoolClient } from 'pg'
 import type { JobLock, JobResource, Lease, LockFailure, StreamLease, StreamLocks } from '../../application/ports/job-lock.ts'
 import type { Logger } from '../../logger.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
+import { oneAtATime, type SerialQuery } from '../../platform/postgres/one-at-a-time.ts'
 import { RECONCILE_LOCKS, RESOLUTION_LOCKS, SERVICE_LOCK, SERVICE_LOCKS, reconcileLockResource } from '../../platform/postgres/names.ts'
 
 /**
@@ -78,6 +79,8 @@ export const makePostgresJobLock = (deps: { readonly pool: Pool; readonly log: L
 
 type LockSession = {
   readonly client: Client
+  /** The client's queries in turn: every tryLock and release of the process shares this one connection. */
+  readonly query: SerialQuery
   readonly held: Set<string>
   broken: boolean
   /** Stops handing this session out: the next `tryLock` opens a new one. */
@@ -102,6 +105,7 @@ export const makePostgresStreamLocks = (deps: { readonly pool: Pool; readonly lo
     const client = new Client({ ...deps.pool.options, application_name: 'satang-stream-locks', keepAlive: true, query_timeout: 10_000 })
     const session: LockSession = {
       client,
+      query: oneAtATime(client),
       held: new Set(),
       broken: false,
       forget: () => {
@@ -151,7 +155,7 @@ export const makePostgresStreamLocks = (deps: { readonly pool: Pool; readonly lo
     // Reserved before asking, so two callers of this process never both ask for the same stream.
     s.held.add(stream)
     try {
-      const { rows } = await s.client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::int, hashtext($2)) as ok', [RESOLUTION_LOCKS, stream])
+      const { rows } = await s.query<{ ok: boolean }>('select pg_try_advisory_lock($1::int, hashtext($2)) as ok', [RESOLUTION_LOCKS, stream])
       if (rows[0]?.ok !== true) {
         s.held.delete(stream)
         return E.right(null)
@@ -167,7 +171,7 @@ export const makePostgresStreamLocks = (deps: { readonly pool: Pool; readonly lo
         if (released || s.broken) return
         released = true
         try {
-          await s.client.query('select pg_advisory_unlock($1::int, hashtext($2))', [RESOLUTION_LOCKS, stream])
+          await s.query('select pg_advisory_unlock($1::int, hashtext($2))', [RESOLUTION_LOCKS, stream])
           s.held.delete(stream)
         } catch (err) {
           log.debug({ err }, 'unlocking a stream failed; the session is closed instead, which frees it')

@@ -90,4 +90,33 @@ describe('stream locks when their connection dies', () => {
       await other.close()
     }
   })
+
+  it('many tryLocks and releases at once share the one session in turn: each stream locked once, and pg does not warn', async () => {
+    // Before, they were all sent to the session's client at once: pg 8 queued them and warned (once per
+    // process, in every satang run that created payments concurrently) that pg 9 will refuse it.
+    const warnings: string[] = []
+    const heard = (w: Error): void => void warnings.push(w.message)
+    process.on('warning', heard)
+    const locks = makePostgresStreamLocks({ pool, log })
+    const other = makePostgresStreamLocks({ pool, log })
+    try {
+      const streams = Array.from({ length: 40 }, (_, i) => `order-many-${String(i % 20)}`)
+      const results = await Promise.all(streams.map((s) => locks.tryLock(s)()))
+      const leases = results.map((r) => (E.isRight(r) ? r.right : 'failed'))
+      expect(leases.filter((l) => l === 'failed')).toEqual([])
+      // Each of the 20 streams is held once: the second ask of this process for it is refused.
+      expect(leases.filter((l) => l !== null)).toHaveLength(20)
+      // The other process is refused every one of them, then takes each once all are released at once.
+      expect((await Promise.all(streams.slice(0, 20).map((s) => other.tryLock(s)()))).every((r) => E.isRight(r) && r.right === null)).toBe(true)
+      await Promise.all(leases.map((l) => (l !== null && l !== 'failed' ? l.release() : Promise.resolve())))
+      const after = await Promise.all(streams.slice(0, 20).map((s) => other.tryLock(s)()))
+      expect(after.every((r) => E.isRight(r) && r.right !== null)).toBe(true)
+      await new Promise((r) => setTimeout(r, 20))
+      expect(warnings.filter((m) => m.includes('already executing a query'))).toEqual([])
+    } finally {
+      process.off('warning', heard)
+      await locks.close()
+      await other.close()
+    }
+  })
 })
