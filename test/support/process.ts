@@ -64,7 +64,12 @@ export const startSatangProcess = (args: ReadonlyArray<string>, opts: { env?: No
       }),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-      return exited
+      const code = await exited
+      // pg 8 queues a query sent to a client that is running one and warns that pg 9 will refuse it:
+      // satang must never do that (src/platform/postgres/one-at-a-time.ts), and a process that did fails its test here.
+      const queued = /^.*already executing a query.*$/m.exec(err)
+      if (queued !== null) throw new Error(`satang ${args.join(' ')} sent a query to a pg client that was running one: ${queued[0]}`)
+      return code
     },
   }
 }
