@@ -21,7 +21,7 @@ import { freshDatabase } from '../adapters/http/database.ts'
 import { asCloudEventsMessage, committedValidators, schemaErrors } from '../adapters/kafka/schema-validator.ts'
 import { control, GATEWAY_PUBLIC_KEY_PEM, MERCHANT_ID, MERCHANT_PRIVATE_KEY_PEM, merchantPrivateKey, startMerchantServer, startSandbox, type MerchantServer } from '../sandbox/support.ts'
 import { runCli } from '../support/cli.ts'
-import { consumeTopic, kafkaSkipReason, secureListener, secureListenerSkipReason, secureRelaySettings, startTestBroker, type SecureListener, type TestBroker } from '../support/kafka.ts'
+import { consumeTopic, kafkaSkipReason, kcatConsume, kcatSkipReason, secureListener, secureListenerSkipReason, secureRelaySettings, startTestBroker, type SecureListener, type TestBroker } from '../support/kafka.ts'
 import { envWithoutSatangSettings } from '../support/process.ts'
 import { checkDelivery, eventually, readWholeLog } from './relay-support.ts'
 
@@ -201,6 +201,25 @@ export const describeRelayWorkload = async (listener: 'plaintext' | 'secure'): P
       }
       // Payer data never reaches the topic: it was redacted before it was stored.
       expect(messages.some((m) => m.value.includes('Malee') || m.value.includes('0812345678'))).toBe(false)
+    })
+
+    // A consumer of another family: kcat, on librdkafka as most clients outside the JVM are (Python's
+    // confluent-kafka, Go's, PHP's, Ruby's), the tool an operator reaches for to look at the topic.
+    const kcatReason = skipReason === undefined ? kcatSkipReason(listener) : skipReason
+    if (skipReason === undefined && kcatReason !== undefined) console.info(`kcat consumer test${listener === 'secure' ? ' over SASL_SSL' : ''} skipped: ${kcatReason}`)
+    it.skipIf(kcatReason !== undefined)('kcat (librdkafka) reads the same messages as the kafkajs consumer: every ce_id once, keyed by stream, headers and values byte for byte', async () => {
+      await eventually('the relay caught up with the log', async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, topic)).eventsBehind === 0)
+      const events = await readWholeLog(store)
+      const [viaKcat, viaKafkajs] = await Promise.all([kcatConsume(broker.brokers, topic, secure), consumeTopic(broker.brokers, topic, undefined, secure)])
+      const headersOf = (h: ReadonlyArray<string> | undefined): Record<string, string> => Object.fromEntries(Array.from({ length: (h?.length ?? 0) / 2 }, (_, i) => [h?.[2 * i] ?? '', h?.[2 * i + 1] ?? '']))
+      const asKcat = viaKcat.map((m) => ({ partition: m.partition, offset: String(m.offset), key: m.key ?? '', value: m.payload ?? '', headers: headersOf(m.headers) }))
+      const asKafkajs = viaKafkajs.map((m) => ({ partition: m.partition, offset: m.offset, key: m.key, value: m.value, headers: m.headers }))
+      const order = (a: { partition: number; offset: string }, b: { partition: number; offset: string }): number => a.partition - b.partition || Number(a.offset) - Number(b.offset)
+      expect(asKcat.length).toBe(events.length)
+      expect([...asKcat].sort(order)).toEqual([...asKafkajs].sort(order))
+      expect(new Set(asKcat.map((m) => m.headers['ce_id'])).size).toBe(events.length)
+      const byId = new Map(events.map((e) => [e.eventId, e]))
+      for (const m of asKcat) expect(m.key).toBe(byId.get(m.headers['ce_id'] ?? '')?.streamName)
     })
 
     it('/metrics and satang relay --status show the relay caught up and publishing', async () => {

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -202,3 +202,63 @@ export const consumeTopic = async (brokers: ReadonlyArray<string>, topic: string
   }
   return messages
 }
+
+/** A message as kcat -J prints it (kcat's JSON envelope). */
+export type KcatMessage = { readonly partition: number; readonly offset: number; readonly key: string | null; readonly payload: string | null; readonly headers?: ReadonlyArray<string> }
+
+/** librdkafka's SCRAM fails against Kafka 4 brokers before this version (edenhill/kcat#462). */
+const SCRAM_WITH_KAFKA_4 = [2, 6, 1] as const
+
+/**
+ * Why kcat (a librdkafka client, as most clients outside the JVM are) cannot read `listener` here, or
+ * undefined when it can. In CI kcat must be there (.ci/run installs Debian's): a missing one throws.
+ * Debian 12's kcat links librdkafka 2.0.2, whose SCRAM the Kafka 4 broker of scripts/kafka.sh refuses
+ * ("invalid credentials" with the right password): over SASL_SSL it is skipped there, with that reason.
+ */
+export const kcatSkipReason = (listener: 'plaintext' | 'secure'): string | undefined => {
+  const r = spawnSync('kcat', ['-V'], { encoding: 'utf8' })
+  if (r.error !== undefined || r.status !== 0) {
+    const reason = `kcat is not installed (${r.error?.message ?? `kcat -V exited ${String(r.status)}`}; apt-get install kcat)`
+    if (process.env['CI'] === 'true') throw new Error(`CI must run the kcat consumer test: ${reason}`)
+    return reason
+  }
+  const m = /librdkafka (\d+)\.(\d+)\.(\d+)/.exec(r.stdout)
+  const version = m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])]
+  const older = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => (a[0] ?? 0) - (b[0] ?? 0) < 0 || (a[0] === b[0] && ((a[1] ?? 0) < (b[1] ?? 0) || (a[1] === b[1] && (a[2] ?? 0) < (b[2] ?? 0))))
+  if (listener === 'secure' && older(version, SCRAM_WITH_KAFKA_4)) {
+    return `this kcat links librdkafka ${m === null ? '(version not printed)' : version.join('.')}, whose SCRAM-SHA-512 a Kafka 4 broker refuses as invalid credentials (fixed in librdkafka ${SCRAM_WITH_KAFKA_4.join('.')}, edenhill/kcat#462)`
+  }
+  return undefined
+}
+
+/** Every message of `topic` from the beginning, read by kcat (-C -o beginning -e -J), over the secure listener when given. */
+export const kcatConsume = async (brokers: ReadonlyArray<string>, topic: string, secure?: SecureListener): Promise<ReadonlyArray<KcatMessage>> => {
+  // The password goes in a configuration file of kcat's (-F, mode 0600), not on its command line, where ps shows it.
+  const dir = await mkdtemp(join(tmpdir(), 'satang-kcat-'))
+  try {
+    const config = join(dir, 'kcat.conf')
+    if (secure !== undefined) {
+      const lines = ['security.protocol=SASL_SSL', 'sasl.mechanisms=SCRAM-SHA-512', `sasl.username=${secure.username}`, `sasl.password=${readFileSync(secure.passwordFile, 'utf8').trim()}`, `ssl.ca.location=${secure.caFile}`]
+      writeFileSync(config, `${lines.join('\n')}\n`, { mode: 0o600, flag: 'wx' })
+    }
+    return await runKcat(['-C', '-b', brokers.join(','), '-t', topic, '-o', 'beginning', '-e', '-J', '-q', ...(secure === undefined ? [] : ['-F', config])])
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+const runKcat = (args: ReadonlyArray<string>): Promise<ReadonlyArray<KcatMessage>> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('kcat', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      if (code !== 0) reject(new Error(`kcat exited ${String(code)}: ${err.slice(0, 2000)}`))
+      else resolve(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as KcatMessage))
+    })
+  })
