@@ -224,8 +224,9 @@ export const kcatSkipReason = (listener: 'plaintext' | 'secure'): string | undef
   }
   const m = /librdkafka (\d+)\.(\d+)\.(\d+)/.exec(r.stdout)
   const version = m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])]
-  const older = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => (a[0] ?? 0) - (b[0] ?? 0) < 0 || (a[0] === b[0] && ((a[1] ?? 0) < (b[1] ?? 0) || (a[1] === b[1] && (a[2] ?? 0) < (b[2] ?? 0))))
-  if (listener === 'secure' && older(version, SCRAM_WITH_KAFKA_4)) {
+  // Each part below 1,000: one number orders versions.
+  const rank = ([major = 0, minor = 0, patch = 0]: ReadonlyArray<number>): number => (major * 1_000 + minor) * 1_000 + patch
+  if (listener === 'secure' && rank(version) < rank(SCRAM_WITH_KAFKA_4)) {
     return `this kcat links librdkafka ${m === null ? '(version not printed)' : version.join('.')}, whose SCRAM-SHA-512 a Kafka 4 broker refuses as invalid credentials (fixed in librdkafka ${SCRAM_WITH_KAFKA_4.join('.')}, edenhill/kcat#462)`
   }
   return undefined
@@ -233,15 +234,15 @@ export const kcatSkipReason = (listener: 'plaintext' | 'secure'): string | undef
 
 /** Every message of `topic` from the beginning, read by kcat (-C -o beginning -e -J), over the secure listener when given. */
 export const kcatConsume = async (brokers: ReadonlyArray<string>, topic: string, secure?: SecureListener): Promise<ReadonlyArray<KcatMessage>> => {
-  // The password goes in a configuration file of kcat's (-F, mode 0600), not on its command line, where ps shows it.
+  const args = ['-C', '-b', brokers.join(','), '-t', topic, '-o', 'beginning', '-e', '-J', '-q']
+  if (secure === undefined) return runKcat(args)
+  // The password goes in a configuration file of kcat's (-F, mode 0600, in a new folder), not on its command line, where ps shows it.
   const dir = await mkdtemp(join(tmpdir(), 'satang-kcat-'))
   try {
     const config = join(dir, 'kcat.conf')
-    if (secure !== undefined) {
-      const lines = ['security.protocol=SASL_SSL', 'sasl.mechanisms=SCRAM-SHA-512', `sasl.username=${secure.username}`, `sasl.password=${readFileSync(secure.passwordFile, 'utf8').trim()}`, `ssl.ca.location=${secure.caFile}`]
-      writeFileSync(config, `${lines.join('\n')}\n`, { mode: 0o600, flag: 'wx' })
-    }
-    return await runKcat(['-C', '-b', brokers.join(','), '-t', topic, '-o', 'beginning', '-e', '-J', '-q', ...(secure === undefined ? [] : ['-F', config])])
+    const lines = ['security.protocol=SASL_SSL', 'sasl.mechanisms=SCRAM-SHA-512', `sasl.username=${secure.username}`, `sasl.password=${readFileSync(secure.passwordFile, 'utf8').trim()}`, `ssl.ca.location=${secure.caFile}`]
+    writeFileSync(config, `${lines.join('\n')}\n`, { mode: 0o600, flag: 'wx' })
+    return await runKcat([...args, '-F', config])
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -254,11 +255,15 @@ const runKcat = (args: ReadonlyArray<string>): Promise<ReadonlyArray<KcatMessage
     let err = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, 60_000)
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)
-      if (code !== 0) reject(new Error(`kcat exited ${String(code)}: ${err.slice(0, 2000)}`))
+      if (code !== 0) reject(new Error(`kcat ${timedOut ? 'did not reach the end of the topic within 60 s' : `exited ${String(code)}`}: ${err.slice(0, 2000)}`))
       else resolve(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as KcatMessage))
     })
   })
