@@ -6,6 +6,13 @@ export const SATANG_BIN = fileURLToPath(new URL('../../bin/satang.js', import.me
 export type CliResult = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
 /**
+ * pg 8's warning for a query sent to a client that is running one (pg 9 will refuse it), when `stderr`
+ * has it: satang must never do that (src/platform/postgres/one-at-a-time.ts), and the helpers that run
+ * satang fail the test that made it print this.
+ */
+export const pgQueuedQuery = (stderr: string): string | undefined => /^.*already executing a query.*$/m.exec(stderr)?.[0]
+
+/**
  * `args` of a test's `satang up`: the int and e2e tests reach their PostgreSQL as its superuser
  * (postgres@127.0.0.1:5432), which `satang up` refuses unless `--allow-superuser`; so a `satang up`
  * given a SATANG_DATABASE_URL without an owner URL gets the flag, unless the test says `allowSuperuser: false`.
@@ -28,6 +35,10 @@ export const runCli = (args: ReadonlyArray<string>, opts: { stdin?: string; env?
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code) => {
+      const queued = pgQueuedQuery(stderr)
+      if (queued !== undefined) reject(new Error(`satang ${args.join(' ')} sent a query to a pg client that was running one: ${queued}`))
+      else resolve({ code, stdout, stderr })
+    })
     child.stdin.end(opts.stdin ?? '')
   })

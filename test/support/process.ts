@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { SATANG_BIN, testUpArgs } from './cli.ts'
+import { SATANG_BIN, pgQueuedQuery, testUpArgs } from './cli.ts'
 
 /**
  * The test process's environment without any `SATANG_*` setting (a developer's shell must not leak into
@@ -65,10 +65,8 @@ export const startSatangProcess = (args: ReadonlyArray<string>, opts: { env?: No
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       const code = await exited
-      // pg 8 queues a query sent to a client that is running one and warns that pg 9 will refuse it:
-      // satang must never do that (src/platform/postgres/one-at-a-time.ts), and a process that did fails its test here.
-      const queued = /^.*already executing a query.*$/m.exec(err)
-      if (queued !== null) throw new Error(`satang ${args.join(' ')} sent a query to a pg client that was running one: ${queued[0]}`)
+      const queued = pgQueuedQuery(err)
+      if (queued !== undefined) throw new Error(`satang ${args.join(' ')} sent a query to a pg client that was running one: ${queued}`)
       return code
     },
   }
