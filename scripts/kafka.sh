@@ -14,14 +14,15 @@
 #                              _CA_FILE, _USERNAME, _PASSWORD_FILE
 #
 # Two client listeners: PLAINTEXT on the port, and SASL_SSL on the port + 2 (TLS with a certificate
-# signed by a CA made for this broker, SCRAM-SHA-512 with one user). The CA, the broker's keystore and
-# the SCRAM password are made at the first start (openssl and the JDK's keytool) in <run dir>/secure/;
-# the SCRAM user is created when the storage is formatted.
+# signed by a CA made for this broker; SASL SCRAM-SHA-512 or PLAIN, one user with one password for
+# both). The CA, the broker's keystore and the password are made at the first start (openssl and the
+# JDK's keytool) in <run dir>/secure/; the SCRAM user is created when the storage is formatted, the
+# PLAIN one is in server.properties (mode 0600).
 #
 # Settings (environment, all optional):
 #   SATANG_KAFKA_VERSION        Apache Kafka version, default 4.1.2 (kafka_2.13 on Maven Central)
 #   SATANG_KAFKA_PORT           client port, default 19092 (the controller uses the port + 1, SASL_SSL the port + 2)
-#   SATANG_KAFKA_SCRAM_USER     the SCRAM-SHA-512 user of the secure listener, default satang
+#   SATANG_KAFKA_SCRAM_USER     the SASL user of the secure listener (SCRAM-SHA-512 and PLAIN), default satang
 #   SATANG_KAFKA_HOST           default 127.0.0.1
 #   SATANG_KAFKA_RUN_DIR        pid, log, config and data, default ${TMPDIR:-/tmp}/satang-kafka-<port>
 #   SATANG_KAFKA_CACHE_DIR      jar cache, default ${XDG_CACHE_HOME:-$HOME/.cache}/satang/kafka
@@ -119,7 +120,10 @@ POM
 
 write_config() {
   mkdir -p "$run_dir"
-  cat >"$props" <<PROPS
+  # It holds the keystore's password and the SASL password (PLAIN reads it from here): readable by us only.
+  rm -f "$props"
+  (umask 077 && : >"$props")
+  cat >>"$props" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@$host:$controller_port
@@ -128,9 +132,10 @@ advertised.listeners=PLAINTEXT://$host:$port,SASL_SSL://$host:$secure_port
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL
-sasl.enabled.mechanisms=SCRAM-SHA-512
-listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512
+sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$scram_user="$(cat "$password_file")";
 listener.name.sasl_ssl.ssl.keystore.type=PKCS12
 listener.name.sasl_ssl.ssl.keystore.location=$keystore
 listener.name.sasl_ssl.ssl.keystore.password=$(cat "$keystore_password_file")

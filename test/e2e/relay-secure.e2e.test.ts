@@ -23,6 +23,7 @@ import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } fr
  *   broker, never the password (checked over every line it printed, at debug level), records it as the
  *   relay's last error, keeps retrying, and its checkpoint does not move; once the password file is
  *   corrected and the relay restarted, every event reaches the topic exactly once;
+ * - SASL PLAIN over TLS (the same listener offers it): every event once; a wrong password refused naming PLAIN;
  * - TLS: a certificate the configured CA did not sign is refused, and accepted with the right CA.
  * Never skipped in CI: without the SATANG_TEST_KAFKA_SECURE_* variables it fails there.
  */
@@ -39,7 +40,7 @@ let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined
 
-describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SHA-512 (the test broker’s secure listener)', () => {
+describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SHA-512 and with PLAIN (the test broker’s secure listener)', () => {
   beforeAll(async () => {
     const l = secureListener()
     if (l === undefined) throw new Error('no secure listener')
@@ -105,6 +106,41 @@ describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SH
 
     const events = await readWholeLog(store)
     const check = checkDelivery(events, await consumeTopic(secure.brokers, topic, undefined, secure))
+    expect(check).toEqual({ eventsInLog: events.length, messages: events.length, redeliveries: 0, missing: [], outOfOrder: [], mismatched: [] })
+  }, 400_000)
+
+  it('SASL PLAIN over TLS (what most managed clusters ask for): satang relay publishes every event once, and a wrong password is refused naming PLAIN', async () => {
+    const plainTopic = `${topic}.plain`
+    const settings = (passwordFile: string) =>
+      envWithoutSatangSettings({
+        SATANG_LOG_LEVEL: 'debug',
+        SATANG_DATABASE_URL: db.url,
+        ...secureRelaySettings(secure, passwordFile),
+        SATANG_KAFKA_SASL_MECHANISM: 'plain',
+        SATANG_KAFKA_TOPIC: plainTopic,
+        SATANG_KAFKA_BATCH_SIZE: '200',
+        SATANG_KAFKA_TIMEOUT_MS: '5000',
+        SATANG_KAFKA_RETRY_BASE_MS: '200',
+        SATANG_KAFKA_RETRY_MAX_MS: '1000',
+      })
+    const rightPassword = readFileSync(secure.passwordFile, 'utf8').trim()
+    const wrongFile = join(dir, 'plain-wrong')
+    const wrongPassword = `wrong-${randomBytes(12).toString('hex')}`
+    writeFileSync(wrongFile, `${wrongPassword}\n`, { mode: 0o600 })
+    relay = startSatangProcess(['relay'], { env: settings(wrongFile) })
+    await eventually('the relay reported the refused credentials', async () => /the broker refused the credentials/.test(`${relay?.stdout() ?? ''}${relay?.stderr() ?? ''}`), 90_000)
+    const refused = `${relay.stdout()}\n${relay.stderr()}`.split('\n').find((l) => l.includes('the broker refused the credentials'))
+    expect(refused).toContain('PLAIN')
+    expect(refused).toContain(secure.brokers.join(','))
+    expect(await relay.stop('SIGTERM')).toBe(0)
+    expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(wrongPassword)
+
+    relay = startSatangProcess(['relay'], { env: settings(secure.passwordFile) })
+    await eventually('the relay caught up over PLAIN', async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, plainTopic)).eventsBehind === 0, 120_000)
+    expect(await relay.stop('SIGTERM')).toBe(0)
+    expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(rightPassword)
+    const events = await readWholeLog(store)
+    const check = checkDelivery(events, await consumeTopic(secure.brokers, plainTopic, undefined, secure))
     expect(check).toEqual({ eventsInLog: events.length, messages: events.length, redeliveries: 0, missing: [], outOfOrder: [], mismatched: [] })
   }, 400_000)
 
