@@ -40,6 +40,20 @@ let pool: Pool
 let store: EventStore
 let relay: SatangProcess | undefined
 
+/** `satang relay`'s settings over the secure listener, at debug level, retrying fast; `extra` on top. */
+const relayEnv = (passwordFile: string, relayTopic: string, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv =>
+  envWithoutSatangSettings({
+    SATANG_LOG_LEVEL: 'debug',
+    SATANG_DATABASE_URL: db.url,
+    ...secureRelaySettings(secure, passwordFile),
+    SATANG_KAFKA_TOPIC: relayTopic,
+    SATANG_KAFKA_BATCH_SIZE: '200',
+    SATANG_KAFKA_TIMEOUT_MS: '5000',
+    SATANG_KAFKA_RETRY_BASE_MS: '200',
+    SATANG_KAFKA_RETRY_MAX_MS: '1000',
+    ...extra,
+  })
+
 describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SHA-512 and with PLAIN (the test broker’s secure listener)', () => {
   beforeAll(async () => {
     const l = secureListener()
@@ -63,16 +77,7 @@ describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SH
     const wrongPassword = `wrong-${randomBytes(12).toString('hex')}`
     const passwordFile = join(dir, 'scram-password')
     writeFileSync(passwordFile, `${wrongPassword}\n`, { mode: 0o600 })
-    const env = envWithoutSatangSettings({
-      SATANG_LOG_LEVEL: 'debug',
-      SATANG_DATABASE_URL: db.url,
-      ...secureRelaySettings(secure, passwordFile),
-      SATANG_KAFKA_TOPIC: topic,
-      SATANG_KAFKA_BATCH_SIZE: '200',
-      SATANG_KAFKA_TIMEOUT_MS: '5000',
-      SATANG_KAFKA_RETRY_BASE_MS: '200',
-      SATANG_KAFKA_RETRY_MAX_MS: '1000',
-    })
+    const env = relayEnv(passwordFile, topic)
     const broker = secure.brokers.join(',')
     relay = startSatangProcess(['relay'], { env })
     await eventually('the relay reported the refused credentials twice', async () => (relay?.stderr().concat(relay.stdout()).match(/the broker refused the credentials/g) ?? []).length >= 2, 90_000)
@@ -111,18 +116,7 @@ describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SH
 
   it('SASL PLAIN over TLS (what most managed clusters ask for): satang relay publishes every event once, and a wrong password is refused naming PLAIN', async () => {
     const plainTopic = `${topic}.plain`
-    const settings = (passwordFile: string) =>
-      envWithoutSatangSettings({
-        SATANG_LOG_LEVEL: 'debug',
-        SATANG_DATABASE_URL: db.url,
-        ...secureRelaySettings(secure, passwordFile),
-        SATANG_KAFKA_SASL_MECHANISM: 'plain',
-        SATANG_KAFKA_TOPIC: plainTopic,
-        SATANG_KAFKA_BATCH_SIZE: '200',
-        SATANG_KAFKA_TIMEOUT_MS: '5000',
-        SATANG_KAFKA_RETRY_BASE_MS: '200',
-        SATANG_KAFKA_RETRY_MAX_MS: '1000',
-      })
+    const settings = (passwordFile: string): NodeJS.ProcessEnv => relayEnv(passwordFile, plainTopic, { SATANG_KAFKA_SASL_MECHANISM: 'plain' })
     const rightPassword = readFileSync(secure.passwordFile, 'utf8').trim()
     const wrongFile = join(dir, 'plain-wrong')
     const wrongPassword = `wrong-${randomBytes(12).toString('hex')}`
