@@ -11,18 +11,20 @@
 #   scripts/kafka.sh reset     stop, then delete the broker's data (the next start formats anew)
 #   scripts/kafka.sh env       print the test variables (for `eval`): SATANG_TEST_KAFKA_BROKERS=<host:port>
 #                              (PLAINTEXT), and the secure listener's SATANG_TEST_KAFKA_SECURE_BROKERS,
-#                              _CA_FILE, _USERNAME, _PASSWORD_FILE
+#                              _CA_FILE, _USERNAME, _PASSWORD_FILE and _MECHANISMS (the SASL mechanisms it takes)
 #
 # Two client listeners: PLAINTEXT on the port, and SASL_SSL on the port + 2 (TLS with a certificate
-# signed by a CA made for this broker; SASL SCRAM-SHA-512 or PLAIN, one user with one password for
-# both). The CA, the broker's keystore and the password are made at the first start (openssl and the
-# JDK's keytool) in <run dir>/secure/; the SCRAM user is created when the storage is formatted, the
-# PLAIN one is in server.properties (mode 0600).
+# signed by a CA made for this broker; SASL SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN, one user with one
+# password for all three). The CA, the broker's keystore and the password are made at the first start
+# (openssl and the JDK's keytool) in <run dir>/secure/; the SCRAM user is created when the storage is
+# formatted (a storage formatted before SCRAM-SHA-256 was added has only SCRAM-SHA-512: `env` says
+# which, in SATANG_TEST_KAFKA_SECURE_MECHANISMS; `reset` gives both), the PLAIN one is in
+# server.properties (mode 0600).
 #
 # Settings (environment, all optional):
 #   SATANG_KAFKA_VERSION        Apache Kafka version, default 4.1.2 (kafka_2.13 on Maven Central)
 #   SATANG_KAFKA_PORT           client port, default 19092 (the controller uses the port + 1, SASL_SSL the port + 2)
-#   SATANG_KAFKA_SCRAM_USER     the SASL user of the secure listener (SCRAM-SHA-512 and PLAIN), default satang
+#   SATANG_KAFKA_SCRAM_USER     the SASL user of the secure listener (SCRAM and PLAIN), default satang
 #   SATANG_KAFKA_HOST           default 127.0.0.1
 #   SATANG_KAFKA_RUN_DIR        pid, log, config and data, default ${TMPDIR:-/tmp}/satang-kafka-<port>
 #   SATANG_KAFKA_CACHE_DIR      jar cache, default ${XDG_CACHE_HOME:-$HOME/.cache}/satang/kafka
@@ -132,9 +134,10 @@ advertised.listeners=PLAINTEXT://$host:$port,SASL_SSL://$host:$secure_port
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL
-sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
-listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$scram_user="$(cat "$password_file")";
 listener.name.sasl_ssl.ssl.keystore.type=PKCS12
 listener.name.sasl_ssl.ssl.keystore.location=$keystore
@@ -219,12 +222,14 @@ start() {
   make_secure_material
   write_config
   if [ ! -f "$data_dir/meta.properties" ]; then
-    say "formatting storage in $data_dir (SCRAM-SHA-512 user $scram_user)"
+    say "formatting storage in $data_dir (SCRAM-SHA-512 and SCRAM-SHA-256 user $scram_user)"
     mkdir -p "$data_dir"
     java_cmd kafka.tools.StorageTool format -t "$(java_cmd kafka.tools.StorageTool random-uuid)" -c "$props" \
-      --add-scram "SCRAM-SHA-512=[name=$scram_user,password=$(cat "$password_file")]" >"$run_dir/format.log" 2>&1 ||
+      --add-scram "SCRAM-SHA-512=[name=$scram_user,password=$(cat "$password_file")]" \
+      --add-scram "SCRAM-SHA-256=[name=$scram_user,password=$(cat "$password_file")]" >"$run_dir/format.log" 2>&1 ||
       fail "formatting the storage failed: $(tail -n 5 "$run_dir/format.log")"
     echo "$scram_user" >"$secure_dir/scram-user"
+    echo "scram-sha-512 scram-sha-256" >"$secure_dir/scram-mechanisms"
   elif [ "$(cat "$secure_dir/scram-user" 2>/dev/null)" != "$scram_user" ]; then
     fail "the storage in $data_dir was formatted without the SCRAM user $scram_user (before the secure listener existed): scripts/kafka.sh reset, then start"
   fi
@@ -305,7 +310,8 @@ reset) locked stop && rm -rf "$data_dir" && say "data removed" ;;
 env)
   printf '%s=%q\n' SATANG_TEST_KAFKA_BROKERS "$host:$port" SATANG_TEST_KAFKA_SECURE_BROKERS "$host:$secure_port" \
     SATANG_TEST_KAFKA_SECURE_CA_FILE "$ca_file" SATANG_TEST_KAFKA_SECURE_USERNAME "$scram_user" \
-    SATANG_TEST_KAFKA_SECURE_PASSWORD_FILE "$password_file"
+    SATANG_TEST_KAFKA_SECURE_PASSWORD_FILE "$password_file" \
+    SATANG_TEST_KAFKA_SECURE_MECHANISMS "$(cat "$secure_dir/scram-mechanisms" 2>/dev/null || echo scram-sha-512) plain"
   ;;
 -h | --help | help) usage ;;
 *)

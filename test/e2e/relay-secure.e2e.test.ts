@@ -12,7 +12,7 @@ import { readRelayStatus } from '../../src/jobs/index.ts'
 import { silentLogger } from '../../src/logger.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
-import { consumeTopic, secureListener, secureListenerSkipReason, secureRelaySettings, type SecureListener } from '../support/kafka.ts'
+import { consumeTopic, secureListener, secureListenerSkipReason, secureMechanismSkipReason, secureRelaySettings, type SecureListener } from '../support/kafka.ts'
 import type { EventStoreDatabase } from '../adapters/http/database.ts'
 import { envWithoutSatangSettings, startSatangProcess, type SatangProcess } from '../support/process.ts'
 import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } from './relay-support.ts'
@@ -23,7 +23,8 @@ import { appendOrders, checkDelivery, eventually, migratedLog, readWholeLog } fr
  *   broker, never the password (checked over every line it printed, at debug level), records it as the
  *   relay's last error, keeps retrying, and its checkpoint does not move; once the password file is
  *   corrected and the relay restarted, every event reaches the topic exactly once;
- * - SASL PLAIN over TLS (the same listener offers it): every event once; a wrong password refused naming PLAIN;
+ * - SASL PLAIN and SCRAM-SHA-256 over TLS (the same listener takes them): every event once; a wrong
+ *   password refused naming the mechanism;
  * - TLS: a certificate the configured CA did not sign is refused, and accepted with the right CA.
  * Never skipped in CI: without the SATANG_TEST_KAFKA_SECURE_* variables it fails there.
  */
@@ -54,7 +55,18 @@ const relayEnv = (passwordFile: string, relayTopic: string, extra: Readonly<Reco
     ...extra,
   })
 
-describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SHA-512 and with PLAIN (the test broker’s secure listener)', () => {
+/** Runs `satang relay` until it has caught up on `relayTopic`, stops it; every event of the log is then on the topic once, and the password is in no line it printed. */
+const relayDeliversEverything = async (env: NodeJS.ProcessEnv, relayTopic: string, password: string): Promise<void> => {
+  relay = startSatangProcess(['relay'], { env })
+  await eventually(`the relay caught up on ${relayTopic}`, async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, relayTopic)).eventsBehind === 0, 120_000)
+  expect(await relay.stop('SIGTERM')).toBe(0)
+  expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(password)
+  const events = await readWholeLog(store)
+  const check = checkDelivery(events, await consumeTopic(secure.brokers, relayTopic, undefined, secure))
+  expect(check).toEqual({ eventsInLog: events.length, messages: events.length, redeliveries: 0, missing: [], outOfOrder: [], mismatched: [] })
+}
+
+describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN (the test broker’s secure listener)', () => {
   beforeAll(async () => {
     const l = secureListener()
     if (l === undefined) throw new Error('no secure listener')
@@ -104,39 +116,33 @@ describe.skipIf(skipReason !== undefined)('the relay over SASL_SSL with SCRAM-SH
 
     // The operator corrects the password file and restarts the relay.
     writeFileSync(passwordFile, `${rightPassword}\n`, { mode: 0o600 })
-    relay = startSatangProcess(['relay'], { env })
-    await eventually('the relay caught up after the password was corrected', async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, topic)).eventsBehind === 0, 120_000)
-    expect(await relay.stop('SIGTERM')).toBe(0)
-    expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(rightPassword)
-
-    const events = await readWholeLog(store)
-    const check = checkDelivery(events, await consumeTopic(secure.brokers, topic, undefined, secure))
-    expect(check).toEqual({ eventsInLog: events.length, messages: events.length, redeliveries: 0, missing: [], outOfOrder: [], mismatched: [] })
+    await relayDeliversEverything(env, topic, rightPassword)
   }, 400_000)
 
-  it('SASL PLAIN over TLS (what most managed clusters ask for): satang relay publishes every event once, and a wrong password is refused naming PLAIN', async () => {
-    const plainTopic = `${topic}.plain`
-    const settings = (passwordFile: string): NodeJS.ProcessEnv => relayEnv(passwordFile, plainTopic, { SATANG_KAFKA_SASL_MECHANISM: 'plain' })
-    const rightPassword = readFileSync(secure.passwordFile, 'utf8').trim()
-    const wrongFile = join(dir, 'plain-wrong')
-    const wrongPassword = `wrong-${randomBytes(12).toString('hex')}`
-    writeFileSync(wrongFile, `${wrongPassword}\n`, { mode: 0o600 })
-    relay = startSatangProcess(['relay'], { env: settings(wrongFile) })
-    await eventually('the relay reported the refused credentials', async () => /the broker refused the credentials/.test(`${relay?.stdout() ?? ''}${relay?.stderr() ?? ''}`), 90_000)
-    const refused = `${relay.stdout()}\n${relay.stderr()}`.split('\n').find((l) => l.includes('the broker refused the credentials'))
-    expect(refused).toContain('PLAIN')
-    expect(refused).toContain(secure.brokers.join(','))
-    expect(await relay.stop('SIGTERM')).toBe(0)
-    expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(wrongPassword)
+  // PLAIN is what many managed clusters ask for (with TLS), SCRAM-SHA-256 what others do.
+  const mechanisms = (['plain', 'scram-sha-256'] as const).map((mechanism) => {
+    const reason = skipReason === undefined ? secureMechanismSkipReason(mechanism) : skipReason
+    if (skipReason === undefined && reason !== undefined) console.info(`the relay over SASL_SSL with ${mechanism} skipped: ${reason}`)
+    return { mechanism, shown: mechanism.toUpperCase(), skip: reason !== undefined }
+  })
+  for (const { mechanism, shown, skip } of mechanisms)
+    it.skipIf(skip)(`SASL ${shown} over TLS: satang relay publishes every event once, and a wrong password is refused naming ${shown}`, async () => {
+      const mechanismTopic = `${topic}.${mechanism}`
+      const settings = (passwordFile: string): NodeJS.ProcessEnv => relayEnv(passwordFile, mechanismTopic, { SATANG_KAFKA_SASL_MECHANISM: mechanism })
+      const rightPassword = readFileSync(secure.passwordFile, 'utf8').trim()
+      const wrongFile = join(dir, `${mechanism}-wrong`)
+      const wrongPassword = `wrong-${randomBytes(12).toString('hex')}`
+      writeFileSync(wrongFile, `${wrongPassword}\n`, { mode: 0o600 })
+      relay = startSatangProcess(['relay'], { env: settings(wrongFile) })
+      await eventually('the relay reported the refused credentials', async () => /the broker refused the credentials/.test(`${relay?.stdout() ?? ''}${relay?.stderr() ?? ''}`), 90_000)
+      const refused = `${relay.stdout()}\n${relay.stderr()}`.split('\n').find((l) => l.includes('the broker refused the credentials'))
+      expect(refused).toContain(shown)
+      expect(refused).toContain(secure.brokers.join(','))
+      expect(await relay.stop('SIGTERM')).toBe(0)
+      expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(wrongPassword)
 
-    relay = startSatangProcess(['relay'], { env: settings(secure.passwordFile) })
-    await eventually('the relay caught up over PLAIN', async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, plainTopic)).eventsBehind === 0, 120_000)
-    expect(await relay.stop('SIGTERM')).toBe(0)
-    expect(`${relay.stdout()}\n${relay.stderr()}`).not.toContain(rightPassword)
-    const events = await readWholeLog(store)
-    const check = checkDelivery(events, await consumeTopic(secure.brokers, plainTopic, undefined, secure))
-    expect(check).toEqual({ eventsInLog: events.length, messages: events.length, redeliveries: 0, missing: [], outOfOrder: [], mismatched: [] })
-  }, 400_000)
+      await relayDeliversEverything(settings(secure.passwordFile), mechanismTopic, rightPassword)
+    }, 400_000)
 
   it('TLS: a broker certificate that the configured CA did not sign is refused; with the right CA it is accepted', async () => {
     // A CA of our own that signed nothing the broker has.
