@@ -167,6 +167,22 @@ const partitionsOf = async (admin: Admin): Promise<number | undefined> => {
   return metadata.topics.get(config.topic)?.partitionsCount
 }
 
+/**
+ * The partitions of a topic this relay (or another at the same moment) has just created: a broker may
+ * answer the next metadata request before the new topic is in it, so ask again for up to the request
+ * timeout, soon at first, before calling it missing (once, in CI, the relay's first start logged
+ * "still missing after it was created" and kept it as its last error although it published at the
+ * next attempt).
+ */
+const partitionsOfCreated = async (admin: Admin): Promise<number | undefined> => {
+  const until = Date.now() + config.timeoutMs
+  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+    const partitions = await partitionsOf(admin)
+    if (partitions !== undefined || Date.now() + wait > until) return partitions
+    await new Promise((resolve) => setTimeout(resolve, wait))
+  }
+}
+
 const prepare = async (id: number): Promise<void> => {
   let destination: Destination
   try {
@@ -181,7 +197,7 @@ const prepare = async (id: number): Promise<void> => {
         if ((await partitionsOf(admin)) === undefined) throw e
         created = false
       }
-      const partitions = await partitionsOf(admin)
+      const partitions = created ? await partitionsOfCreated(admin) : await partitionsOf(admin)
       if (partitions === undefined) throw new Error(`topic ${config.topic} is still missing after it was created`)
       if (created) log('info', { partitions, replicationFactor: config.replicationFactor }, `created topic ${config.topic}`)
       return { description: config.where, partitions, created }
