@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventStore } from '../../src/application/ports/event-store.ts'
-import { readRelayStatus } from '../../src/jobs/index.ts'
+import { RELAY_CHECKPOINTS_TABLE, readRelayStatus } from '../../src/jobs/index.ts'
 import { READ_MODEL_SCHEMA } from '../../src/projections/index.ts'
 import { runCli } from '../support/cli.ts'
 import { consumeTopic, kafkaSkipReason, startTestBroker, type TestBroker } from '../support/kafka.ts'
@@ -67,6 +67,14 @@ describe.skipIf(skipReason !== undefined)('the relay before an event whose data 
     if (bad === undefined || lastGood === undefined) throw new Error('the bad event is not in the log after others')
     const before = events.slice(0, badAt)
 
+    // Every change of the checkpoint row's failing flag, as it happens (a trigger of the test's own):
+    // once stopped before the bad event, the relay must stay failing through its retries, not read
+    // "publishing" for a moment at each one.
+    await pool.query(`create table "${READ_MODEL_SCHEMA}".failing_seen (seq bigserial primary key, failing boolean not null)`)
+    await pool.query(`create function "${READ_MODEL_SCHEMA}".note_failing() returns trigger language plpgsql as $$
+      begin insert into "${READ_MODEL_SCHEMA}".failing_seen (failing) values (new.failing); return new; end $$`)
+    await pool.query(`create trigger note_failing after insert or update of failing on "${READ_MODEL_SCHEMA}".${RELAY_CHECKPOINTS_TABLE} for each row execute function "${READ_MODEL_SCHEMA}".note_failing()`)
+
     relay = startSatangProcess(['relay'], { env: env() })
     await eventually('the relay stopped before the bad event', async () => (await readRelayStatus({ store, pool }, READ_MODEL_SCHEMA, topic)).lastError?.kind === 'undecodable_event', 60_000)
     // It retries from its checkpoint and stops there again, each time.
@@ -81,6 +89,10 @@ describe.skipIf(skipReason !== undefined)('the relay before an event whose data 
     expect(relay.stderr()).toContain(named)
     const cli = await runCli(['relay', '--status', '--json'], { env: env() })
     expect(JSON.parse(cli.stdout)).toMatchObject({ state: 'failing', last_error: { kind: 'undecodable_event' } })
+    const seen = (await pool.query<{ failing: boolean }>(`select failing from "${READ_MODEL_SCHEMA}".failing_seen order by seq`)).rows.map((r) => r.failing)
+    const firstFailing = seen.indexOf(true)
+    expect(firstFailing).toBeGreaterThanOrEqual(0)
+    expect(seen.slice(firstFailing)).not.toContain(false)
 
     const messages = await consumeTopic(broker.brokers, topic)
     const ids = messages.map((m) => m.headers['ce_id'])

@@ -220,9 +220,15 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
         throw session.isLost() ? new LockLost(messageOf(e)) : e
       })
     const checkpoint = await onSession(readRelayCheckpoint(session.client, schema, topic))
-    // Reached the destination: no longer failing (whichever process failed last).
-    await onSession(clearRelayFailing(session.client, schema, topic))
-    failing = false
+    // Reached the destination: no longer failing (whichever process failed last), unless what stopped
+    // the relay is an event it cannot publish: that one is still next, so the relay stays failing until
+    // the checkpoint moves past it (advanceRelayCheckpoint clears it). Cleared at every retry, the status
+    // read "publishing" for a moment each time while the relay stood stuck before the same event.
+    const stuckBeforeEvent = checkpoint?.failing === true && checkpoint.lastError?.kind === 'undecodable_event'
+    if (!stuckBeforeEvent) {
+      await onSession(clearRelayFailing(session.client, schema, topic))
+      failing = false
+    }
     connected = true
     progressAt = Date.now()
     const from = checkpoint?.position ?? null
