@@ -168,7 +168,7 @@ const partitionsOf = async (admin: Admin): Promise<number | undefined> => {
 }
 
 /**
- * The partitions of a topic this relay (or another at the same moment) has just created: a broker may
+ * The partitions of a topic this relay has just created: a broker may
  * answer the next metadata request before the new topic is in it, so ask again for up to the request
  * timeout, soon at first, before calling it missing (once, in CI, the relay's first start logged
  * "still missing after it was created" and kept it as its last error although it published at the
@@ -189,15 +189,16 @@ const prepare = async (id: number): Promise<void> => {
     destination = await withAdmin(async (admin): Promise<Destination> => {
       const existing = await partitionsOf(admin)
       if (existing !== undefined) return { description: config.where, partitions: existing, created: false }
-      let created = true
+      // Set when another relay created it at the same moment (TOPIC_ALREADY_EXISTS): then it exists now.
+      let createdElsewhere: number | undefined
       try {
         await admin.createTopics({ topics: [config.topic], partitions: config.partitions, replicas: config.replicationFactor })
       } catch (e) {
-        // Another relay may create it at the same moment (TOPIC_ALREADY_EXISTS): then it exists now.
-        if ((await partitionsOf(admin)) === undefined) throw e
-        created = false
+        createdElsewhere = await partitionsOf(admin)
+        if (createdElsewhere === undefined) throw e
       }
-      const partitions = created ? await partitionsOfCreated(admin) : await partitionsOf(admin)
+      const created = createdElsewhere === undefined
+      const partitions = createdElsewhere ?? (await partitionsOfCreated(admin))
       if (partitions === undefined) throw new Error(`topic ${config.topic} is still missing after it was created`)
       if (created) log('info', { partitions, replicationFactor: config.replicationFactor }, `created topic ${config.topic}`)
       return { description: config.where, partitions, created }
