@@ -17,6 +17,7 @@ import { refundsProjection } from '../../src/projections/refunds/projection.ts'
 import { otherStreamsForProjections } from './mixed-streams.ts'
 import { appendEvent, interleave, orderEventsOf, orderPlanArb } from './scenarios.ts'
 import { applyInTransaction, freshProjectionDatabase } from './support.ts'
+import { hearPgQueuedQueries } from '../support/pg-queued-query.ts'
 
 /**
  * "As of" (issue 15): the trial balance and any order's state as of a global position equal what a
@@ -98,9 +99,7 @@ describe('as of a position', () => {
   it('a reader may send its queries at once: they run one after another in the as-of transaction, and pg does not warn', async () => {
     // pg 8 queues a query sent to a client that is running one, warns (once per process) that pg 9 will
     // refuse it, and the console's overview did just that with Promise.all over the as-of client.
-    const warnings: string[] = []
-    const heard = (w: Error): void => void warnings.push(w.message)
-    process.on('warning', heard)
+    const pgWarnings = hearPgQueuedQueries()
     const run = await freshProjectionDatabase('as_of_at_once', [ledgerProjection])
     try {
       const order = orderEventsOf(1, { amount: 10000n, service: 'svc.checkout.apply', observations: [] })
@@ -119,9 +118,9 @@ describe('as of a position', () => {
       // … which then fails as PostgreSQL fails it: the transaction is aborted.
       expect(after[1]?.status === 'rejected' ? String(after[1].reason) : 'fulfilled').toContain('current transaction is aborted')
       await new Promise((r) => setTimeout(r, 20))
-      expect(warnings.filter((m) => m.includes('already executing a query'))).toEqual([])
+      expect(pgWarnings.heard()).toEqual([])
     } finally {
-      process.off('warning', heard)
+      pgWarnings.stop()
       await run.drop()
     }
   })

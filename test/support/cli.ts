@@ -1,16 +1,11 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { pgQueuedQuery } from './pg-queued-query.ts'
 
 export const SATANG_BIN = fileURLToPath(new URL('../../bin/satang.js', import.meta.url))
 
 export type CliResult = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
-/**
- * pg 8's warning for a query sent to a client that is running one (pg 9 will refuse it), when `stderr`
- * has it: satang must never do that (src/platform/postgres/one-at-a-time.ts), and the helpers that run
- * satang fail the test that made it print this.
- */
-export const pgQueuedQuery = (stderr: string): string | undefined => /^.*already executing a query.*$/m.exec(stderr)?.[0]
 
 /**
  * `args` of a test's `satang up`: the int and e2e tests reach their PostgreSQL as its superuser

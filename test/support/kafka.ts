@@ -63,6 +63,12 @@ export type SecureListener = { readonly brokers: ReadonlyArray<string>; readonly
 
 const SECURE_VARIABLES = ['SATANG_TEST_KAFKA_SECURE_BROKERS', 'SATANG_TEST_KAFKA_SECURE_CA_FILE', 'SATANG_TEST_KAFKA_SECURE_USERNAME', 'SATANG_TEST_KAFKA_SECURE_PASSWORD_FILE'] as const
 
+/** `reason`, for a test to print and skip, outside CI; in CI (CI=true) `what` must run, so it throws instead. */
+const skipOutsideCi = (what: string, reason: string): string => {
+  if (process.env['CI'] === 'true') throw new Error(`CI must run ${what}: ${reason}`)
+  return reason
+}
+
 /** The configured secure listener, or undefined when its variables are not all set. */
 export const secureListener = (): SecureListener | undefined => {
   const [brokers, caFile, username, passwordFile] = SECURE_VARIABLES.map((v) => process.env[v]?.trim() ?? '')
@@ -79,8 +85,7 @@ export const secureListenerSkipReason = (): string | undefined => {
   if (secureListener() !== undefined) return undefined
   const missing = SECURE_VARIABLES.filter((v) => (process.env[v]?.trim() ?? '') === '')
   const reason = `${missing.join(', ')} not set (start a broker with scripts/kafka.sh start, then eval "$(scripts/kafka.sh env)")`
-  if (process.env['CI'] === 'true') throw new Error(`CI must run the Kafka tests over the secure listener (SASL_SSL): ${reason}`)
-  return reason
+  return skipOutsideCi('the Kafka tests over the secure listener (SASL_SSL)', reason)
 }
 
 /**
@@ -93,8 +98,7 @@ export const secureMechanismSkipReason = (mechanism: 'plain' | 'scram-sha-256'):
   const listed = (process.env['SATANG_TEST_KAFKA_SECURE_MECHANISMS'] ?? '').split(/\s+/).filter((m) => m !== '')
   if (listed.includes(mechanism)) return undefined
   const reason = `the secure listener does not take ${mechanism} (SATANG_TEST_KAFKA_SECURE_MECHANISMS=${JSON.stringify(listed.join(' '))}; scripts/kafka.sh reset, start, then eval "$(scripts/kafka.sh env)")`
-  if (process.env['CI'] === 'true') throw new Error(`CI must run the relay over SASL_SSL with ${mechanism}: ${reason}`)
-  return reason
+  return skipOutsideCi(`the relay over SASL_SSL with ${mechanism}`, reason)
 }
 
 /** satang's settings for the relay to publish through the secure listener (SCRAM-SHA-512 over TLS). */
@@ -228,8 +232,7 @@ export const kcatSkipReason = (): string | undefined => {
   const r = spawnSync('kcat', ['-V'], { encoding: 'utf8' })
   if (r.error === undefined && r.status === 0) return undefined
   const reason = `kcat is not installed (${r.error?.message ?? `kcat -V exited ${String(r.status)}`}; apt-get install kcat)`
-  if (process.env['CI'] === 'true') throw new Error(`CI must run the kcat consumer test: ${reason}`)
-  return reason
+  return skipOutsideCi('the kcat consumer test', reason)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { SATANG_BIN, pgQueuedQuery, testUpArgs } from './cli.ts'
+import { SATANG_BIN, testUpArgs } from './cli.ts'
+import { pgQueuedQuery } from './pg-queued-query.ts'
 
 /**
  * The test process's environment without any `SATANG_*` setting (a developer's shell must not leak into

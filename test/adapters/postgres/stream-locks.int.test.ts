@@ -6,6 +6,7 @@ import type { StreamLease } from '../../../src/application/ports/job-lock.ts'
 import { silentLogger } from '../../../src/logger.ts'
 import { makePostgresPool } from '../../../src/platform/postgres/pool.ts'
 import { freshDatabase } from '../http/database.ts'
+import { hearPgQueuedQueries } from '../../support/pg-queued-query.ts'
 
 /**
  * The stream locks' session (one connection per process, outside the pool) after its connection is
@@ -94,9 +95,7 @@ describe('stream locks when their connection dies', () => {
   it('many tryLocks and releases at once share the one session in turn: each stream locked once, and pg does not warn', async () => {
     // Before, they were all sent to the session's client at once: pg 8 queued them and warned (once per
     // process, in every satang run that created payments concurrently) that pg 9 will refuse it.
-    const warnings: string[] = []
-    const heard = (w: Error): void => void warnings.push(w.message)
-    process.on('warning', heard)
+    const pgWarnings = hearPgQueuedQueries()
     const locks = makePostgresStreamLocks({ pool, log })
     const other = makePostgresStreamLocks({ pool, log })
     try {
@@ -112,9 +111,9 @@ describe('stream locks when their connection dies', () => {
       const after = await Promise.all(streams.slice(0, 20).map((s) => other.tryLock(s)()))
       expect(after.every((r) => E.isRight(r) && r.right !== null)).toBe(true)
       await new Promise((r) => setTimeout(r, 20))
-      expect(warnings.filter((m) => m.includes('already executing a query'))).toEqual([])
+      expect(pgWarnings.heard()).toEqual([])
     } finally {
-      process.off('warning', heard)
+      pgWarnings.stop()
       await locks.close()
       await other.close()
     }
