@@ -66,21 +66,42 @@ const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 2_000): Pr
 }
 
 /** The pool, and the text of every statement run through its own `query` (the store's separate `pg_notify`; statements on a connection taken from it are not seen). */
-const recordingPool = (base: Pool): { pool: Pool; texts: string[] } => {
+const recordingPool = (base: Pool): { pool: Pool; texts: string[]; onConnections: string[] } => {
   const texts: string[] = []
+  // Statements sent on connections taken with connect() (appends run there).
+  const onConnections: string[] = []
+  const textOf = (config: unknown): string => (typeof config === 'string' ? config : String((config as { text?: unknown }).text))
   const pool = new Proxy(base, {
     get(target, key) {
       if (key === 'query') {
         return (config: unknown, ...rest: unknown[]) => {
-          texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text))
+          texts.push(textOf(config))
           return (target.query as (...a: unknown[]) => unknown).call(target, config, ...rest)
+        }
+      }
+      if (key === 'connect') {
+        return async () => {
+          const client = await target.connect()
+          const query = client.query.bind(client) as (...a: unknown[]) => unknown
+          return new Proxy(client, {
+            get(c, k) {
+              if (k === 'query') {
+                return (config: unknown, ...rest: unknown[]) => {
+                  onConnections.push(textOf(config))
+                  return query(config, ...rest)
+                }
+              }
+              const v: unknown = Reflect.get(c, k)
+              return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(c) : v
+            },
+          })
         }
       }
       const v: unknown = Reflect.get(target, key)
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
     },
   })
-  return { pool, texts }
+  return { pool, texts, onConnections }
 }
 
 /** An appender that inserted one event and stays open: its pid and event id. */
@@ -126,6 +147,39 @@ describe('registration', () => {
       await c.query('commit')
     } finally {
       await c.end()
+    }
+  })
+  it('while the appenders\' lock is held exclusively (an operator pausing appends), an append and a register_append() wait for it, and both go on once it is released', async () => {
+    const operator = new Client({ connectionString: schema.url })
+    await operator.connect()
+    const c = new Client({ connectionString: schema.url })
+    await c.connect()
+    const store = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema })
+    try {
+      await operator.query('select pg_advisory_lock(1515847686, 1)')
+      let appended = false
+      const stream = `paused-${randomUUID()}`
+      const appending = store.append(stream, [anEvent()], 'no_stream')().then((r) => {
+        appended = E.isRight(r)
+        return r
+      })
+      await c.query('begin')
+      let registered = false
+      const registering = c.query(`select "${schema.schema}".register_append()`).then(() => (registered = true))
+      await new Promise((r) => setTimeout(r, 300))
+      expect({ appended, registered }).toEqual({ appended: false, registered: false })
+      await operator.query('select pg_advisory_unlock(1515847686, 1)')
+      expect(E.isRight(await appending)).toBe(true)
+      await registering
+      expect({ appended, registered }).toEqual({ appended: true, registered: true })
+      await c.query(rawInsert(schema.schema), [`after-pause-${randomUUID()}`, randomUUID()])
+      await c.query('commit')
+      const stored = await store.readStream(stream)()
+      expect(E.isRight(stored) && stored.right.length).toBe(1)
+    } finally {
+      await operator.end()
+      await c.end()
+      await store.close()
     }
   })
 })
@@ -346,7 +400,7 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
 
   it('while no subscriber listens in another session, appends notify nobody: no pg_notify in their statement nor after it', async () => {
     const base = schema.pool(2)
-    const { pool, texts } = recordingPool(base)
+    const { pool, texts, onConnections } = recordingPool(base)
     // Looks once, at its first append, and trusts the answer for a minute.
     const writer = makePostgresEventStore({ pool, log }, { schema: schema.schema, listenerLookupMs: 60_000 })
     // Listens on the channel, but is not a subscriber's connection (another application_name).
@@ -364,12 +418,19 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
       heard = 0
       const separateNotifies = (): number => texts.filter((t) => t.startsWith('select pg_notify')).length
       const sentBefore = separateNotifies()
+      const statementsBefore = onConnections.length
       for (let i = 0; i < 5; i++) {
         expect(E.isRight(await writer.append(`exact-${randomUUID()}`, [anEvent(i)], 'no_stream')())).toBe(true)
         expect(E.isRight(await writer.append(`queued-${randomUUID()}`, [anEvent(i)], 'any')())).toBe(true)
+        expect(E.isRight(await writer.append(`batch-${randomUUID()}`, [anEvent(i), anEvent(i + 10)], 'no_stream')())).toBe(true)
       }
       await new Promise((r) => setTimeout(r, 100))
       expect(heard).toBe(0)
+      // The appends in their own statement ran its quiet form: neither a notification nor an
+      // announcement in it, not even one its parameters would switch off.
+      const own = onConnections.slice(statementsBefore).filter((t) => t.includes('insert into'))
+      expect(own).toHaveLength(10)
+      expect(own.filter((t) => t.includes('pg_notify') || t.includes('announce'))).toEqual([])
       // No separate pg_notify statement either (the 'any' appends sent one after their commit before).
       expect(separateNotifies()).toBe(sentBefore)
     } finally {

@@ -247,6 +247,13 @@ comment on table "${s}".anchors is 'satang anchors: signed (Ed25519) global posi
 // whichever code runs it; a transaction that wrote something else first must call register_append()
 // first, or its insert is refused. The setting records that the lock was taken while the
 // transaction had no id (a rolled back savepoint undoes both).
+/** register_append()'s refusal of a transaction that already has an id (0004, and again in 0007). */
+const refuseUnregistered = (s: string): string => `  if pg_current_xact_id_if_assigned() is not null then
+    raise exception 'satang event log: transaction % wrote before it registered as an appender, so readers could pass over its events', pg_current_xact_id_if_assigned()
+      using errcode = 'object_not_in_prerequisite_state',
+            hint = 'Call select "${s}".register_append() as the first statement of a transaction that appends events, before it writes anything (docs/architecture.md "The horizon").';
+  end if;
+`
 const createHorizon = (s: string): string => `
 create function "${s}".register_append() returns void
 language plpgsql volatile as $fn$
@@ -254,12 +261,7 @@ begin
   if current_setting('satang.horizon_registered', true) = 'on' then
     return;
   end if;
-  if pg_current_xact_id_if_assigned() is not null then
-    raise exception 'satang event log: transaction % wrote before it registered as an appender, so readers could pass over its events', pg_current_xact_id_if_assigned()
-      using errcode = 'object_not_in_prerequisite_state',
-            hint = 'Call select "${s}".register_append() as the first statement of a transaction that appends events, before it writes anything (docs/architecture.md "The horizon").';
-  end if;
-  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+${refuseUnregistered(s)}  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
   perform set_config('satang.horizon_registered', 'on', true);
 end
 $fn$;
@@ -371,6 +373,45 @@ $fn$;
 revoke all on function "${s}".announce(text) from public;
 `
 
+// The registration without the executor (0007): the same rule as 0004's, written with simple
+// expressions only (an IF's condition, an assignment), which PL/pgSQL evaluates directly, where each
+// PERFORM starts and ends an executor through SPI. Measured on satang's single-event append
+// (docs/development.md "Appends against the code before issue 24"). A shared lock is refused at once
+// only while someone holds or awaits it exclusively; then the append waits for it as before.
+const registerWithoutExecutor = (s: string): string => `
+create or replace function "${s}".register_append() returns void
+language plpgsql volatile as $fn$
+declare
+  v_set text;
+begin
+  if current_setting('satang.horizon_registered', true) = 'on' then
+    return;
+  end if;
+${refuseUnregistered(s)}  if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
+    perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+  end if;
+  v_set := set_config('satang.horizon_registered', 'on', true);
+end
+$fn$;
+
+create or replace function "${s}".events_register() returns trigger
+language plpgsql volatile as $fn$
+declare
+  v_set text;
+begin
+  if pg_current_xact_id_if_assigned() is null then
+    if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
+      perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+    end if;
+    v_set := set_config('satang.horizon_registered', 'on', true);
+  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
+    perform "${s}".register_append(); -- raises, naming the rule
+  end if;
+  return null;
+end
+$fn$;
+`
+
 /** The announcement key of a new installation, and its HMAC pads (RFC 2104), the same ones its subscribers check with. */
 const announceKey = (): { key: Buffer; ipad: Buffer; opad: Buffer } => {
   const key = randomBytes(32)
@@ -399,6 +440,7 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
   { name: '0004_horizon', up: async (db) => void (await db.raw(createHorizon(schema))) },
   { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema))) },
   { name: '0006_announce', up: async (db) => void (await db.raw(createAnnounce(schema))) },
+  { name: '0007_register_without_executor', up: async (db) => void (await db.raw(registerWithoutExecutor(schema))) },
 ]
 
 const AppliedMigrations = t.array(t.type({ name: t.string }))
