@@ -565,17 +565,19 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           if (queued && !canAnnounce) notice.value = 0 // before 0006: a wake-up follows the commit
           // Since 0006 the notice as 0/1/2, before it whether to send a bare wake-up.
           const n = canAnnounce ? notice.value : notice.value !== 0
-          const statement: QueryArrayConfig = queued
-            ? canAnnounce
+          if (queued) {
+            const statement: QueryArrayConfig = canAnnounce
               ? { ...sql.appendQueuedA, values: [stream, kind === 'stream_exists', JSON.stringify(events), n, wakeups.channel], rowMode: 'array' }
               : { ...sql.appendQueued, values: [stream, kind === 'stream_exists', JSON.stringify(events)], rowMode: 'array' }
-            : events.length === 1 && only !== undefined
-              ? notice.value === 0
-                ? { ...sql.appendOneQuiet, values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata)], rowMode: 'array' }
-                : { ...(canAnnounce ? sql.appendOne : sql.appendOnePre6), values: [stream, kind, exact, only.eventId, only.type, only.schemaVersion, JSON.stringify(only.data), JSON.stringify(only.metadata), n, wakeups.channel], rowMode: 'array' }
-              : notice.value === 0
-                ? { ...sql.appendManyQuiet, values: [stream, kind, exact, JSON.stringify(events)], rowMode: 'array' }
-                : { ...(canAnnounce ? sql.appendMany : sql.appendManyPre6), values: [stream, kind, exact, JSON.stringify(events), n, wakeups.channel], rowMode: 'array' }
+            return (await client.query<unknown[]>(statement)).rows
+          }
+          // In its own statement: the event's columns, or the batch as JSON; then, unless the quiet form
+          // runs, how it notifies and on which channel.
+          const single = events.length === 1 ? only : undefined
+          const eventValues = single === undefined ? [stream, kind, exact, JSON.stringify(events)] : [stream, kind, exact, single.eventId, single.type, single.schemaVersion, JSON.stringify(single.data), JSON.stringify(single.metadata)]
+          const quiet = notice.value === 0
+          const named = single === undefined ? (quiet ? sql.appendManyQuiet : canAnnounce ? sql.appendMany : sql.appendManyPre6) : quiet ? sql.appendOneQuiet : canAnnounce ? sql.appendOne : sql.appendOnePre6
+          const statement: QueryArrayConfig = { ...named, values: quiet ? eventValues : [...eventValues, n, wakeups.channel], rowMode: 'array' }
           return (await client.query<unknown[]>(statement)).rows
         })
       } finally {
