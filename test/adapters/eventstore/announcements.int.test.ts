@@ -191,22 +191,30 @@ describe('announcements', () => {
       await new Promise((r) => setTimeout(r, 300))
       const before = { statements, ...counts }
       const written: string[] = []
-      const until = performance.now() + 1_500
+      // The writer's pauses longer than the poll interval, which a loaded machine makes (a 2 ms timer
+      // firing 30 ms late): after each the follower may rightly read once (one or two statements).
+      let pauses = 0
+      let last = performance.now()
+      const until = last + 1_500
       while (performance.now() < until) {
         const e = anEvent()
         await append(writer, [e])
         written.push(e.eventId)
         await new Promise((r) => setTimeout(r, 2))
+        const now = performance.now()
+        if (now - last > 20) pauses += 1
+        last = now
       }
       await waitFor('the written events', () => written.every((id) => seen.includes(id)))
       const looks = statements - before.statements
       expect(seen.slice(-written.length)).toEqual(written)
       expect(counts.announcement - before.announcement + counts.read - before.read).toBe(written.length)
       // Polling every 20 ms regardless made 90-92 statements here (before this was mended); now 6-8,
-      // with 360-410 events written. Reads remain possible: after a pause
-      // of the writer longer than 20 ms, or when a transaction of the cluster running below an
-      // announcement (another test's, an autovacuum's) calls for one.
-      expect(looks).toBeLessThanOrEqual(40)
+      // with 360-410 events written and no pause. Reads remain possible: after a pause of the writer
+      // longer than 20 ms (counted above), or when a transaction of the cluster running below an
+      // announcement (another test's, an autovacuum's) calls for one. A loaded CI machine once made 48
+      // looks against the fixed bound of 40 this had: the bound now grows with the pauses it saw.
+      expect(looks, `${String(looks)} looks with ${String(pauses)} pauses of the writer over 20 ms`).toBeLessThanOrEqual(30 + 2 * pauses)
     } finally {
       await sub.stop()
       await store.close()

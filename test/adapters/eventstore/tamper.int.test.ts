@@ -297,7 +297,7 @@ describe('verifyEventChain', () => {
     const s = f.schema.schema
     const before = await f.schema.db.raw<{ rows: Array<{ event_id: string; hash: Buffer }> }>(`select event_id, hash from ${f.t} order by event_id`)
     // Back to the state before 0002: no chain columns, no triggers.
-    await f.schema.db.raw(`drop function "${s}".events_chain, "${s}".events_refuse_change, "${s}".event_chain_hash, "${s}".chain_field cascade`)
+    await f.schema.db.raw(`drop function "${s}".events_chain, "${s}".events_refuse_change, "${s}".event_chain_hash cascade`)
     await f.schema.db.raw(`alter table ${f.t} drop column hash, drop column prev_hash`)
     await f.schema.db.raw(`delete from "${s}".eventstore_migrations where name = '0002_tamper_evidence'`)
     const migrated = await migrateEventStore({ db: f.schema.db, log }, { schema: s })()
@@ -306,6 +306,71 @@ describe('verifyEventChain', () => {
     expect(after.rows.map((r) => [r.event_id, r.hash.toString('hex')])).toEqual(before.rows.map((r) => [r.event_id, r.hash.toString('hex')]))
     expect((await f.verify()).intact).toBe(true)
     await expect(f.schema.db.raw(`delete from ${f.t}`)).rejects.toThrow('append-only')
+  })
+
+  it('hashes in one array (0008) exactly as field by field (0002), for awkward values too', async () => {
+    const f = await fixture('onearray')
+    const s = f.schema.schema
+    const stream = `ลูกค้า-🧾-"q"\\b-${randomUUID()}`
+    const awkward: EventToAppend[] = [
+      { ...anEvent(0), type: 'Type ไทย ✓', data: {} },
+      { ...anEvent(1), data: { text: 'back\\slash "quote" tab\t newline\n nul-free \u0001 ü é ไทย 𝄞', nested: { a: [1, 2.5, -0, null, true, 'x'] } } },
+      { ...anEvent(2), data: { big: 'ก'.repeat(70_000), ascii: 'z'.repeat(70_000) } },
+      { ...anEvent(3), schemaVersion: 2147483647, metadata: { correlationId: '', causationId: 'ค', recordedAt: '2026-01-01T00:00:00.000Z', source: '\\' } },
+    ]
+    await append(f.store, stream, awkward.slice(0, 1), 'no_stream')
+    await append(f.store, stream, awkward.slice(1), 0n)
+    // A recorded_at before 2001 (fewer digits of epoch microseconds), written by hand through the trigger.
+    await f.schema.db.raw(
+      `insert into ${f.t} (stream_name, stream_revision, event_id, type, schema_version, data, metadata, recorded_at)
+       values (?, 4, gen_random_uuid(), 'Old', 1, '{"n": 1}', '{}', '1999-12-31 23:59:59.999999+07')`,
+      [stream],
+    )
+    // 0002's expression, written out here as the docs state the format.
+    const field = (v: string): string => `int4send(octet_length(convert_to(${v}, 'UTF8'))) || convert_to(${v}, 'UTF8')`
+    const fields = ['e.event_id::text', 'e.stream_name', 'e.stream_revision::text', 'e.type', 'e.schema_version::text', 'e.data::text', 'e.metadata::text',
+      '((extract(epoch from e.recorded_at) * 1000000)::bigint)::text', 'e.position::text', 'e.tx_id::text']
+    const rows = await f.schema.db.raw<{ rows: Array<{ revision: string; stored: string; field_by_field: string; function: string }> }>(
+      `select e.stream_revision::text as revision, encode(e.hash, 'hex') as stored,
+              encode(sha256(coalesce(e.prev_hash, ''::bytea) || ${fields.map(field).join(' || ')}), 'hex') as field_by_field,
+              encode("${s}".event_chain_hash(e.prev_hash, e.event_id, e.stream_name, e.stream_revision, e.type, e.schema_version, e.data, e.metadata, e.recorded_at, e.position, e.tx_id), 'hex') as function
+         from ${f.t} e where e.stream_name = ? order by e.stream_revision`,
+      [stream],
+    )
+    expect(rows.rows.map((r) => r.revision)).toEqual(['0', '1', '2', '3', '4'])
+    for (const r of rows.rows) {
+      expect(r.field_by_field).toBe(r.stored)
+      expect(r.function).toBe(r.stored)
+    }
+    expect((await f.verify()).intact).toBe(true)
+    const left = await f.schema.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n from pg_proc where proname = 'chain_field' and pronamespace = ?::regnamespace`, [s])
+    expect(left.rows).toEqual([{ n: 0 }])
+  })
+
+  it('keeps a log chained before 0008 intact across the upgrade: its streams go on chaining with the new function', async () => {
+    const f = await fixture('upgrade0008')
+    const s = f.schema.schema
+    // Back to 0002's function and the state before 0008.
+    await f.schema.db.raw(`create function "${s}".chain_field(v text) returns bytea language sql stable parallel safe strict as $fn$
+      select int4send(octet_length(convert_to(v, 'UTF8'))) || convert_to(v, 'UTF8') $fn$`)
+    await f.schema.db.raw(`create or replace function "${s}".event_chain_hash(
+        p_prev bytea, p_event_id uuid, p_stream_name text, p_stream_revision bigint, p_type text, p_schema_version integer,
+        p_data jsonb, p_metadata jsonb, p_recorded_at timestamptz, p_position bigint, p_tx_id xid8) returns bytea
+      language sql stable parallel safe as $fn$ select sha256(coalesce(p_prev, ''::bytea)
+        || "${s}".chain_field(p_event_id::text) || "${s}".chain_field(p_stream_name) || "${s}".chain_field(p_stream_revision::text)
+        || "${s}".chain_field(p_type) || "${s}".chain_field(p_schema_version::text) || "${s}".chain_field(p_data::text)
+        || "${s}".chain_field(p_metadata::text) || "${s}".chain_field(((extract(epoch from p_recorded_at) * 1000000)::bigint)::text)
+        || "${s}".chain_field(p_position::text) || "${s}".chain_field(p_tx_id::text)) $fn$`)
+    await f.schema.db.raw(`delete from "${s}".eventstore_migrations where name = '0008_chain_hash_in_one_array'`)
+    const { a, b } = await seed(f)
+    const migrated = await migrateEventStore({ db: f.schema.db, log }, { schema: s })()
+    expect(E.isRight(migrated)).toBe(true)
+    const body = await f.schema.db.raw<{ rows: Array<{ src: string }> }>(`select prosrc as src from pg_proc where proname = 'event_chain_hash' and pronamespace = ?::regnamespace`, [s])
+    expect(body.rows[0]?.src).toContain('array_send')
+    await append(f.store, a, [anEvent(7), anEvent(8)], 6n)
+    await append(f.store, b, [anEvent(3)], 2n)
+    const r = await f.verify()
+    expect(r).toMatchObject({ intact: true, firstBreak: null, events: 16 })
   })
 
   it('fails clearly on a schema without the chain', async () => {
