@@ -375,6 +375,13 @@ $fn$;
 revoke all on function "${s}".announce(text) from public;
 `
 
+/** 0007's registration, in register_append() and in the trigger alike: the lock, then the setting. */
+const takeRegistration = (indent: string): string => `${indent}if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
+${indent}  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+${indent}end if;
+${indent}v_set := set_config('satang.horizon_registered', 'on', true);
+`
+
 // The registration without the executor (0007): the same rule as 0004's, written with simple
 // expressions only (an IF's condition, an assignment), which PL/pgSQL evaluates directly, where each
 // PERFORM starts and ends an executor through SPI: the trigger's own time fell from 10.4–10.8 to
@@ -390,11 +397,7 @@ begin
   if current_setting('satang.horizon_registered', true) = 'on' then
     return;
   end if;
-${refuseUnregistered(s)}  if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
-    perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
-  end if;
-  v_set := set_config('satang.horizon_registered', 'on', true);
-end
+${refuseUnregistered(s)}${takeRegistration('  ')}end
 $fn$;
 
 create or replace function "${s}".events_register() returns trigger
@@ -403,11 +406,7 @@ declare
   v_set text;
 begin
   if pg_current_xact_id_if_assigned() is null then
-    if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
-      perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
-    end if;
-    v_set := set_config('satang.horizon_registered', 'on', true);
-  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
+${takeRegistration('    ')}  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
     perform "${s}".register_append(); -- raises, naming the rule
   end if;
   return null;
