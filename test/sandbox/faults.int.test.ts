@@ -106,6 +106,12 @@ describe('notification faults', () => {
   })
 
   it('a reordered notification arrives after the one that follows it', async () => {
+    // The held notification also goes out after maxDelayMs if none follows; the shared 100 ms is less
+    // than a loaded machine can take for the next create-and-pay, and would send it first (a CI flake).
+    client.close()
+    await sandbox.close()
+    sandbox = await startSandbox({ notifications: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 20_000, timeoutMs: 2000 } })
+    client = clientFor(sandbox, { requestMs: 1500 })
     await control(sandbox, 'PUT', '/faults', { notifications: { reorder: true } })
     const first = await createAndPay('ORDER-A')
     const second = await createAndPay('ORDER-B')
