@@ -20,7 +20,7 @@ export const COMMAND_LIST: ReadonlyArray<ListedCommand> = [
   },
   {
     name: 'migrate',
-    term: 'migrate',
+    term: 'migrate [options]',
     description: 'create or upgrade the database schemas: the event store (eventstore) and the read models (satang, knex migrations); safe to run repeatedly and from several processes at once',
   },
   {

@@ -142,15 +142,27 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
   program
     .command('migrate')
     .description('create or upgrade the database schemas: the event store (eventstore) and the read models (satang, knex migrations); safe to run repeatedly and from several processes at once')
-    .addHelpText('after', '\nsatang up runs the same migrations at start. Exit codes: 0 ok, 2 bad configuration, 3 the database could not be reached or a migration failed.')
-    .action(async () => {
+    .option('--spread-appends', 'also apply the event store migrations that wait until every satang process reading the log runs this release (0010: appenders register under 16 lock keys instead of one, faster with many concurrent writers); a new installation gets them at once')
+    .addHelpText(
+      'after',
+      '\nsatang up runs the same migrations at start. An upgraded log keeps its appenders on one lock key until --spread-appends: a process of an earlier release reads with that key only and would pass over the events of an appender holding another, so give it once no such process is left, and do not start an earlier release on the log after it (docs/operations.md "Event store operations").\nExit codes: 0 ok, 2 bad configuration, 3 the database could not be reached or a migration failed.',
+    )
+    .action(async (opts: { spreadAppends?: boolean }) => {
       const config = await configOrUsage()
       try {
         const log = rootLogger(config)
         const db = await openDatabaseForTool(config, log, 'satang migrate')
         try {
-          const applied = await migrate(db, log, config)
-          process.stdout.write(`satang: migrations applied (${db.description})${applied.length > 0 ? `: read models ${applied.join(', ')}` : '; the read models were up to date'}\n`)
+          const migrated = await migrate(db, log, config, { everyProcessUpgraded: opts.spreadAppends === true })
+          const readModels = migrated.readModels
+          process.stdout.write(`satang: migrations applied (${db.description})${readModels.length > 0 ? `: read models ${readModels.join(', ')}` : '; the read models were up to date'}\n`)
+          const eventStore = migrated.eventStore
+          if (eventStore !== undefined && eventStore.applied.length > 0) process.stdout.write(`satang: event store: ${eventStore.applied.join(', ')}\n`)
+          if (eventStore !== undefined && eventStore.waiting.length > 0) {
+            process.stdout.write(
+              `satang: event store: ${eventStore.waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --spread-appends\n`,
+            )
+          }
         } finally {
           await db.close()
         }

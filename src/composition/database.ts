@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg'
 import { makePostgresEventStore } from '../adapters/eventstore/postgres.ts'
 import { describeHolder, lockDataDir, type InstanceLock } from '../adapters/os/instance-lock.ts'
 import { startEmbeddedPostgres } from '../adapters/postgres/embedded.ts'
-import { migrateEventStore } from '../adapters/postgres/migrations/eventstore.ts'
+import { migrateEventStore, type EventStoreMigrated } from '../adapters/postgres/migrations/eventstore.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
@@ -172,25 +172,39 @@ export const openDatabaseForTool = async (config: Config, log: Logger, command =
   }
 }
 
+/** What `migrate` did: the read-model migrations applied, and the event store's run (none when the log is EventStoreDB). */
+export type Migrated = { readonly readModels: ReadonlyArray<string>; readonly eventStore: EventStoreMigrated | undefined }
+
 /**
  * Applies every pending migration: the event store's (when it lives in PostgreSQL) and the read
  * models' (knex migrations in `satang`). Safe to run repeatedly and from several processes at once.
- * Returns the names of the read-model migrations applied.
+ * `everyProcessUpgraded` applies the event store's migrations that wait until no process of an
+ * earlier release reads the log (`satang migrate --spread-appends`).
  */
-export const migrate = async (db: Database, log: Logger, config?: Pick<Config, 'SATANG_EVENT_STORE'>): Promise<ReadonlyArray<string>> => {
+export const migrate = async (
+  db: Database,
+  log: Logger,
+  config?: Pick<Config, 'SATANG_EVENT_STORE'>,
+  options: { readonly everyProcessUpgraded?: boolean } = {},
+): Promise<Migrated> => {
+  let eventStore: EventStoreMigrated | undefined
   if (config?.SATANG_EVENT_STORE !== 'eventstoredb') {
     // The event store belongs to the owner role when there is one; the read models to the service.
     const knex = makeKnex(db.owner?.pool ?? db.pool)
     try {
-      const done = await migrateEventStore({ db: knex, log }, { schema: EVENT_STORE_SCHEMA, ...(db.owner === undefined ? {} : { serviceRole: db.owner.serviceRole }) })()
+      const done = await migrateEventStore(
+        { db: knex, log },
+        { schema: EVENT_STORE_SCHEMA, ...(db.owner === undefined ? {} : { serviceRole: db.owner.serviceRole }), ...(options.everyProcessUpgraded === true ? { everyProcessUpgraded: true } : {}) },
+      )()
       if (E.isLeft(done)) throw new StartupFailure(`migration of the event store failed: ${done.left.cause instanceof Error ? done.left.cause.message : done.left.operation}`)
+      eventStore = done.right
     } finally {
       // the pool belongs to the caller; knex only borrowed it
       await knex.destroy().catch((e: unknown) => log.debug({ err: e }, 'knex destroy'))
     }
   }
   try {
-    return await migrateReadModels({ pool: db.pool, log }, { schema: READ_MODEL_SCHEMA, projections: PROJECTIONS })
+    return { readModels: await migrateReadModels({ pool: db.pool, log }, { schema: READ_MODEL_SCHEMA, projections: PROJECTIONS }), eventStore }
   } catch (e) {
     throw new StartupFailure(`migration of the read models failed: ${e instanceof Error ? e.message : String(e)}`)
   }

@@ -5,8 +5,9 @@
  * never of other transactions of the cluster.
  *
  * Appenders register: each transaction that inserts events holds `(HORIZON_LOCKS, HORIZON_APPENDERS)`
- * shared from before it has a transaction id to its end (the events table's statement trigger, or
- * `register_append()`; migration 0004). A transaction lock ends with the transaction, its rollback
+ * (since migration 0010, a key of the range `HORIZON_APPENDER_KEYS` long that starts there, chosen by
+ * its backend's pid) shared from before it has a transaction id to its end (the events table's
+ * statement trigger, or `register_append()`; migration 0004). A transaction lock ends with the transaction, its rollback
  * or its session, so an appender that crashed or was terminated never holds the horizon.
  *
  * A reader takes the horizon in one statement (snapshot S1, then `pg_locks` read once, at a moment
@@ -27,11 +28,20 @@
  * When nobody is running (xip empty) the horizon is xmax(S1) and `pg_locks` is not read.
  */
 import type { Pool, PoolClient } from 'pg'
-import { HORIZON_APPENDERS, HORIZON_LOCKS } from '../../platform/postgres/names.ts'
+import { HORIZON_APPENDER_KEYS, HORIZON_APPENDERS, HORIZON_LOCKS } from '../../platform/postgres/names.ts'
 
 type Queryable = Pick<Pool | PoolClient, 'query'>
 
-const HELD = `s as materialized (select pg_current_snapshot() as snap),
+/**
+ * The registration's keys a reader accepts: the first alone (migration 0005's `read_live`, as it was
+ * written), or the whole range (this code and 0009's `read_live`). A reader must accept every key
+ * an appender may take, or it would pass over that appender's events: readers learn the range in a
+ * release before appenders use it (docs/architecture.md "The horizon").
+ */
+const registeredKey = (keys: number): string =>
+  keys === 1 ? `a.objid = ${String(HORIZON_APPENDERS)}` : `a.objid between ${String(HORIZON_APPENDERS)} and ${String(HORIZON_APPENDERS + keys - 1)}`
+
+const held = (keys: number): string => `s as materialized (select pg_current_snapshot() as snap),
      l as materialized (
        select locktype, database, classid, objid, objsubid, transactionid, pid, mode, granted
          from pg_locks where locktype in ('transactionid', 'advisory')),
@@ -41,20 +51,25 @@ const HELD = `s as materialized (select pg_current_snapshot() as snap),
           and not exists (
             select 1 from l a
              where a.locktype = 'advisory' and a.pid = t.pid and a.granted and a.objsubid = 2
-               and a.classid = ${String(HORIZON_LOCKS)} and a.objid = ${String(HORIZON_APPENDERS)}
+               and a.classid = ${String(HORIZON_LOCKS)} and ${registeredKey(keys)}
                and a.database = (select d.oid from pg_database d where d.datname = current_database()))),
      held as (
        select x from s, pg_snapshot_xip(s.snap) x
         where not exists (select 1 from others o where o.transactionid = x::xid))`
 
-/** The horizon as one statement: (below as text, appenders waited for). Also the first statement of `read_live` (migration 0005). */
-export const HORIZON_SQL = `with ${HELD}
+/**
+ * The horizon as one statement: (below as text, appenders waited for), accepting `keys` keys of the
+ * registration. Also the first statement of `read_live` (migrations 0005 and 0009).
+ */
+export const horizonSql = (keys: number): string => `with ${held(keys)}
 select case when pg_snapshot_xmin(s.snap) = pg_snapshot_xmax(s.snap) then pg_snapshot_xmax(s.snap)
             else coalesce((select min(h.x) from held h), pg_snapshot_xmax(s.snap)) end::text,
        case when pg_snapshot_xmin(s.snap) = pg_snapshot_xmax(s.snap) then 0 else (select count(*) from held)::int end
   from s`
 
-const HOLDERS_SQL = `with ${HELD}
+const HORIZON_SQL = horizonSql(HORIZON_APPENDER_KEYS)
+
+const HOLDERS_SQL = `with ${held(HORIZON_APPENDER_KEYS)}
 select h.x::text, t.pid, extract(epoch from clock_timestamp() - a.xact_start)::float8, a.application_name, a.state
   from held h
   left join l t on t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted and t.transactionid = h.x::xid

@@ -10,7 +10,8 @@
 export const STREAM_LOCKS = 1_515_847_681
 
 /**
- * Every transaction that appends events holds `(HORIZON_LOCKS, HORIZON_APPENDERS)` in shared mode
+ * Every transaction that appends events holds `(HORIZON_LOCKS, HORIZON_APPENDERS)` (or another key
+ * of the registration's range, below) in shared mode
  * (a transaction lock taken before the transaction has an id, by the events table's statement
  * trigger or `register_append()`); readers of the global order wait only for its holders (see
  * src/adapters/eventstore/postgres-horizon.ts). One pair per database, whatever the schema: it
@@ -18,6 +19,15 @@ export const STREAM_LOCKS = 1_515_847_681
  */
 export const HORIZON_LOCKS = 1_515_847_686
 export const HORIZON_APPENDERS = 1
+
+/**
+ * The registration's keys: `HORIZON_APPENDERS` and the keys after it, `HORIZON_APPENDER_KEYS` in all.
+ * Readers accept every one of them (migration 0009); appenders take one, chosen by their backend's
+ * pid (migration 0010, applied at once to a new installation and on request to an upgraded one), so
+ * that concurrent appenders do not all queue on one lock object. No other lock of `HORIZON_LOCKS`
+ * may use a key of this range.
+ */
+export const HORIZON_APPENDER_KEYS = 16
 
 /** Locks of satang's services: `(SERVICE_LOCKS, SERVICE_LOCK.…)`. */
 export const SERVICE_LOCKS = 1_515_847_682

@@ -6,9 +6,15 @@ import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerHorizonMetrics } from '../../../src/adapters/http/horizon-metrics.ts'
 import { listenerNameOf, makePostgresEventStore } from '../../../src/adapters/eventstore/postgres.ts'
-import { migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
+import { horizonHolders, readHorizon } from '../../../src/adapters/eventstore/postgres-horizon.ts'
+import { eventStoreMigrations, migrateEventStore } from '../../../src/adapters/postgres/migrations/eventstore.ts'
 import type { EventStore, EventToAppend, Position, ReadItem } from '../../../src/application/ports/event-store.ts'
 import { silentLogger } from '../../../src/logger.ts'
+import { EVENT_STORE_SCHEMA } from '../../../src/main.ts'
+import { makeKnex, makePostgresPool } from '../../../src/platform/postgres/pool.ts'
+import { runCli } from '../../support/cli.ts'
+import { envWithoutSatangSettings } from '../../support/process.ts'
+import { freshDatabase } from '../http/database.ts'
 import { capturingLogger } from '../../support/log-lines.ts'
 import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
 
@@ -116,15 +122,21 @@ const openAppender = async (): Promise<{ client: Client; pid: number; eventId: s
   return { client: c, pid, eventId }
 }
 
+/** The keys of the registration's lock class (1515847686) that backend `pid` holds shared in this database. */
+const registrationKeys = async (c: Pick<Client, 'query'>, pid: number): Promise<number[]> =>
+  (
+    await c.query<{ k: number }>(
+      `select objid::int as k from pg_locks where pid = $1 and locktype = 'advisory' and classid = 1515847686 and objsubid = 2 and mode = 'ShareLock' and granted
+          and database = (select oid from pg_database where datname = current_database()) order by 1`,
+      [pid],
+    )
+  ).rows.map((r) => r.k)
+
 describe('registration', () => {
-  it('every insert registers its transaction on the horizon lock before it has a transaction id', async () => {
+  it('every insert registers its transaction on the horizon lock before it has a transaction id, under the key its backend\'s pid chooses (a new installation, 0010)', async () => {
     const { client, pid } = await openAppender()
     try {
-      const held = await client.query<{ n: number }>(
-        `select count(*)::int as n from pg_locks where pid = $1 and locktype = 'advisory' and classid = 1515847686 and objid = 1 and objsubid = 2 and mode = 'ShareLock' and granted`,
-        [pid],
-      )
-      expect(held.rows[0]?.n).toBe(1)
+      expect(await registrationKeys(client, pid)).toEqual([1 + (pid % 16)])
     } finally {
       await client.query('rollback')
       await client.end()
@@ -156,7 +168,8 @@ describe('registration', () => {
     await c.connect()
     const store = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema })
     try {
-      await operator.query('select pg_advisory_lock(1515847686, 1)')
+      // As docs/operations.md says: every key of the registration's range, in order.
+      await operator.query('select pg_advisory_lock(1515847686, k) from generate_series(1, 16) k')
       let appended = false
       const stream = `paused-${randomUUID()}`
       const appending = store.append(stream, [anEvent()], 'no_stream')().then((r) => {
@@ -168,7 +181,7 @@ describe('registration', () => {
       const registering = c.query(`select "${schema.schema}".register_append()`).then(() => (registered = true))
       await new Promise((r) => setTimeout(r, 300))
       expect({ appended, registered }).toEqual({ appended: false, registered: false })
-      await operator.query('select pg_advisory_unlock(1515847686, 1)')
+      await operator.query('select pg_advisory_unlock(1515847686, k) from generate_series(1, 16) k')
       expect(E.isRight(await appending)).toBe(true)
       await registering
       expect({ appended, registered }).toEqual({ appended: true, registered: true })
@@ -327,6 +340,116 @@ describe('upgrade of a log written before the registration existed', () => {
   })
 })
 
+/** read_live's header: the horizon it read below. */
+const liveBelow = async (c: Pick<Client, 'query'>, s: string): Promise<bigint> =>
+  BigInt((await c.query<{ below: string }>(`select o_tx_id as below from "${s}".read_live('0'::xid8, 0, 0, null) limit 1`)).rows[0]?.below ?? '0')
+
+describe('the registration\'s sixteen keys (migrations 0009 and 0010)', () => {
+  it('readers wait for a transaction holding any key of the range with a transaction id (readHorizon, horizonHolders, read_live), and not for one holding a key outside it', async () => {
+    const c = new Client({ connectionString: schema.url })
+    const r = new Client({ connectionString: schema.url })
+    await c.connect()
+    await r.connect()
+    try {
+      for (const k of [0, 1, 2, 9, 16, 17]) {
+        await c.query('begin')
+        await c.query('select pg_advisory_xact_lock_shared(1515847686, $1)', [k])
+        const x = (await c.query<{ x: string }>('select pg_current_xact_id()::text as x')).rows[0]?.x ?? ''
+        // A later transaction ends, so that x is below the snapshots' xmax, among their running ids
+        // (the newest running id is at or past xmax, where every reader waits for it anyway).
+        await r.query('select pg_current_xact_id()')
+        const inRange = k >= 1 && k <= 16
+        const waited = (await horizonHolders(r)).some((h) => h.txId === x)
+        expect({ k, waited }).toEqual({ k, waited: inRange })
+        if (inRange) {
+          // Other files' appenders in this database may hold the horizon lower still; never higher.
+          expect({ k, below: BigInt((await readHorizon(r)).below) <= BigInt(x) }).toEqual({ k, below: true })
+          expect({ k, live: (await liveBelow(r, schema.schema)) <= BigInt(x) }).toEqual({ k, live: true })
+        }
+        await c.query('rollback')
+      }
+    } finally {
+      await c.end()
+      await r.end()
+    }
+  })
+
+  it('an upgraded log keeps its appenders on the one key until `satang migrate --spread-appends`, then on the key of their pid; readers pass over none of them before or after', async () => {
+    const database = await freshDatabase('hzkeys')
+    const s = EVENT_STORE_SCHEMA
+    const pool = makePostgresPool({ url: database.url }, log)
+    const db = makeKnex(pool)
+    const upgraded = makePostgresEventStore({ pool, log }, { schema: s })
+    const cwd = process.cwd()
+    const env = envWithoutSatangSettings({ SATANG_DATABASE_URL: database.url, SATANG_LOG_LEVEL: 'warn' })
+    try {
+      // The log as the previous release left it: migrations 0001–0008.
+      await db.transaction(async (trx) => {
+        await trx.raw(`create schema "${s}"`)
+        await trx.raw(`create table "${s}".eventstore_migrations (name text primary key, applied_at timestamptz not null default now())`)
+        for (const m of eventStoreMigrations(s).filter((m) => m.name < '0009')) {
+          await m.up(trx)
+          await trx.withSchema(s).into('eventstore_migrations').insert({ name: m.name })
+        }
+      })
+      const first = await runCli(['migrate'], { env, cwd })
+      expect(first.code, first.stderr).toBe(0)
+      expect(first.stdout).toContain('satang: event store: 0009_read_live_key_range\n')
+      expect(first.stdout).toContain('satang: event store: 0010_spread_appenders waits until every satang process reading this log runs this release; then run satang migrate --spread-appends\n')
+
+      /** An appender in this database (the only one: its readers wait for nobody else) whose pid chooses a key other than the first; it stays open until the readers have been looked at. */
+      const heldBack = async (key: (pid: number) => number): Promise<void> => {
+        const m = await upgraded.append(`m-${randomUUID()}`, [anEvent()], 'any')()
+        if (E.isLeft(m)) throw new Error('marker')
+        const from = m.right.position
+        const reader = new Client({ connectionString: database.url })
+        await reader.connect()
+        let c = new Client({ connectionString: database.url })
+        await c.connect()
+        let pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0
+        while (pid % 16 === 0) {
+          await c.end()
+          c = new Client({ connectionString: database.url })
+          await c.connect()
+          pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0
+        }
+        try {
+          const heldId = randomUUID()
+          await c.query('begin')
+          await c.query(rawInsert(s), [`held-${randomUUID()}`, heldId])
+          expect(await registrationKeys(c, pid)).toEqual([key(pid)])
+          const x = BigInt((await c.query<{ x: string }>('select pg_current_xact_id()::text as x')).rows[0]?.x ?? '0')
+          const later = anEvent()
+          expect(E.isRight(await upgraded.append(`after-${randomUUID()}`, [later], 'no_stream')())).toBe(true)
+          expect(await readFrom(upgraded, from)).toEqual([])
+          expect(await liveBelow(reader, s)).toBe(x)
+          await c.query('commit')
+          expect(await readFrom(upgraded, from)).toEqual([heldId, later.eventId])
+        } finally {
+          await c.end()
+          await reader.end()
+        }
+      }
+      await heldBack(() => 1)
+
+      const second = await runCli(['migrate', '--spread-appends'], { env, cwd })
+      expect(second.code, second.stderr).toBe(0)
+      expect(second.stdout).toContain('satang: event store: 0010_spread_appenders\n')
+      expect(second.stdout).not.toContain('waits until')
+      await heldBack((pid) => 1 + (pid % 16))
+
+      const again = await runCli(['migrate', '--spread-appends'], { env, cwd })
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stdout).not.toContain('satang: event store:')
+    } finally {
+      await upgraded.close()
+      await db.destroy()
+      await pool.end()
+      await database.drop()
+    }
+  }, 60_000)
+})
+
 describe('live reads in one round trip (read_live, migration 0005)', () => {
   const follow = (s: EventStore, from: Position): { seen: string[]; stop: () => Promise<void> } => {
     const seen: string[] = []
@@ -342,7 +465,7 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
     const { log: warnings, lines } = capturingLogger()
     try {
       await old.db.raw(`drop function "${old.schema}".read_live(xid8, bigint, integer, text)`)
-      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name = '0005_read_live'`)
+      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name in ('0005_read_live', '0009_read_live_key_range')`)
       const before = makePostgresEventStore({ pool: old.pool(2), log: warnings }, { schema: old.schema })
       const first = await before.append(`pre-${randomUUID()}`, [anEvent(1)], 'no_stream')()
       if (E.isLeft(first)) throw new Error('append')
@@ -362,8 +485,10 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
         await before.close()
       }
       expect(E.isRight(await migrateEventStore({ db: old.db, log }, { schema: old.schema })())).toBe(true)
-      const fn = await old.db.raw<{ rows: Array<{ n: number }> }>(`select count(*)::int as n from pg_proc p join pg_namespace s on s.oid = p.pronamespace where s.nspname = ? and p.proname = 'read_live'`, [old.schema])
-      expect(fn.rows[0]?.n).toBe(1)
+      const fn = await old.db.raw<{ rows: Array<{ src: string }> }>(`select p.prosrc as src from pg_proc p join pg_namespace s on s.oid = p.pronamespace where s.nspname = ? and p.proname = 'read_live'`, [old.schema])
+      expect(fn.rows).toHaveLength(1)
+      // 0005 and then 0009: the registration's whole key range.
+      expect(fn.rows[0]?.src).toContain('a.objid between 1 and 16')
     } finally {
       await old.drop()
     }

@@ -6,15 +6,25 @@ import type { Knex } from 'knex'
 import type { EventStoreFailure } from '../../../application/ports/event-store.ts'
 import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
-import { HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
+import { HORIZON_APPENDER_KEYS, HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
 import { announcementKeyOf } from '../../eventstore/announcements.ts'
-import { HORIZON_SQL } from '../../eventstore/postgres-horizon.ts'
+import { horizonSql } from '../../eventstore/postgres-horizon.ts'
 
 // The lock that serialises concurrent migrations of one database.
 const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.eventStoreMigrations] as const
 
-type Migration = { readonly name: string; readonly up: (db: Knex) => Promise<void> }
+type Migration = {
+  readonly name: string
+  readonly up: (db: Knex) => Promise<void>
+  /**
+   * A migration that may not run while processes of an earlier release may still be at work: it is
+   * applied to a new installation (nothing of an earlier release can be reading it), or when the
+   * operator says every process runs this release (`satang migrate --spread-appends`); until then it
+   * waits, unrecorded, and a later release applies it unconditionally.
+   */
+  readonly afterEveryProcessUpgraded?: true
+}
 
 // The events table is append-only: the adapter never updates or deletes a row (0002 adds triggers
 // that enforce it). Columns and the (tx_id, position) method are described in
@@ -294,8 +304,8 @@ comment on table "${s}".events is 'satang event log: append-only (UPDATE, DELETE
 // horizon in o_tx_id and the number of appenders it waits for in o_position, every other column
 // null. With a pattern, every row up to the limit is returned (so the cursor moves past other
 // streams), with its payload only when its stream name matches.
-const createReadLive = (s: string): string => `
-create function "${s}".read_live(p_tx xid8, p_position bigint, p_limit integer, p_pattern text)
+const createReadLive = (s: string, keys: number, create: 'create' | 'create or replace' = 'create'): string => `
+${create} function "${s}".read_live(p_tx xid8, p_position bigint, p_limit integer, p_pattern text)
 returns table (o_tx_id text, o_position bigint, o_matches boolean, o_stream_name text, o_stream_revision bigint, o_event_id uuid,
                o_type text, o_schema_version integer, o_data jsonb, o_metadata jsonb, o_recorded_ms bigint)
 language plpgsql volatile as $fn$
@@ -303,7 +313,7 @@ declare
   v_below text;
   v_waiting integer;
 begin
-  select h.below, h.waiting into v_below, v_waiting from (${HORIZON_SQL}) h(below, waiting);
+  select h.below, h.waiting into v_below, v_waiting from (${horizonSql(keys)}) h(below, waiting);
   o_tx_id := v_below;
   o_position := v_waiting;
   return next;
@@ -375,9 +385,9 @@ $fn$;
 revoke all on function "${s}".announce(text) from public;
 `
 
-/** 0007's registration, in register_append() and in the trigger alike: the lock, then the setting. */
-const takeRegistration = (indent: string): string => `${indent}if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
-${indent}  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
+/** The registration since 0007, in register_append() and in the trigger alike: the lock on `key`, then the setting. */
+const takeRegistration = (indent: string, key: string): string => `${indent}if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${key}) then
+${indent}  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${key});
 ${indent}end if;
 ${indent}v_set := set_config('satang.horizon_registered', 'on', true);
 `
@@ -388,7 +398,7 @@ ${indent}v_set := set_config('satang.horizon_registered', 'on', true);
 // 7.5–8.1 µs per call (docs/development.md "Appends against the code before issue 24"). A shared lock
 // is refused at once only while someone holds or awaits it exclusively; then the append waits for it
 // as before.
-const registerWithoutExecutor = (s: string): string => `
+const registerWithoutExecutor = (s: string, key: string): string => `
 create or replace function "${s}".register_append() returns void
 language plpgsql volatile as $fn$
 declare
@@ -397,7 +407,7 @@ begin
   if current_setting('satang.horizon_registered', true) = 'on' then
     return;
   end if;
-${refuseUnregistered(s)}${takeRegistration('  ')}end
+${refuseUnregistered(s)}${takeRegistration('  ', key)}end
 $fn$;
 
 create or replace function "${s}".events_register() returns trigger
@@ -406,7 +416,7 @@ declare
   v_set text;
 begin
   if pg_current_xact_id_if_assigned() is null then
-${takeRegistration('    ')}  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
+${takeRegistration('    ', key)}  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
     perform "${s}".register_append(); -- raises, naming the rule
   end if;
   return null;
@@ -447,6 +457,19 @@ $fn$;
 drop function "${s}".chain_field(text);
 `
 
+// The registration's key range (0009, 0010). Every appender took the one lock (HORIZON_LOCKS,
+// HORIZON_APPENDERS) shared; PostgreSQL keeps one lock object for it, and each acquisition and release
+// takes that object's lock-table partition exclusively, so concurrent appenders queue there: with 8
+// writers on 2 cores the registration on one key cost about 4 % of the appends per second, and
+// spreading the key over sixteen wins back about three of those four (docs/development.md "The
+// registration's sixteen keys"). Readers must accept a key before any appender takes it, or they would pass over its
+// events: 0009 gives read_live the range (as this release's processes read it too, in
+// postgres-horizon.ts), and 0010 lets appenders take a key of it by their backend's pid. 0010 is
+// applied at once to a new installation and on request to an upgraded one, when no process of an
+// earlier release (reading with the one key) can still be at work; an operator's pause of appends
+// takes every key of the range exclusively, in order (docs/operations.md "Event store operations").
+const SPREAD_KEY = `${String(HORIZON_APPENDERS)} + pg_backend_pid() % ${String(HORIZON_APPENDER_KEYS)}`
+
 /** The announcement key of a new installation, and its HMAC pads (RFC 2104), the same ones its subscribers check with. */
 const announceKey = (): { key: Buffer; ipad: Buffer; opad: Buffer } => {
   const key = randomBytes(32)
@@ -473,11 +496,16 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
   },
   { name: '0003_anchors', up: async (db) => void (await db.raw(createAnchors(schema))) },
   { name: '0004_horizon', up: async (db) => void (await db.raw(createHorizon(schema))) },
-  { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema))) },
+  { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema, 1))) },
   { name: '0006_announce', up: async (db) => void (await db.raw(createAnnounce(schema))) },
-  { name: '0007_register_without_executor', up: async (db) => void (await db.raw(registerWithoutExecutor(schema))) },
+  { name: '0007_register_without_executor', up: async (db) => void (await db.raw(registerWithoutExecutor(schema, String(HORIZON_APPENDERS)))) },
   { name: '0008_chain_hash_in_one_array', up: async (db) => void (await db.raw(chainHashInOneArray(schema))) },
+  { name: '0009_read_live_key_range', up: async (db) => void (await db.raw(createReadLive(schema, HORIZON_APPENDER_KEYS, 'create or replace'))) },
+  { name: '0010_spread_appenders', up: async (db) => void (await db.raw(registerWithoutExecutor(schema, SPREAD_KEY))), afterEveryProcessUpgraded: true },
 ]
+
+/** The migrations in order, for tests that make a log as an earlier release left it (apply a prefix, record its names). */
+export const eventStoreMigrations = migrations
 
 const AppliedMigrations = t.array(t.type({ name: t.string }))
 const Horizon = t.array(t.type({ stored: t.union([t.string, t.null]), current: t.string }))
@@ -501,6 +529,9 @@ const assertTransactionIdsAhead = async (trx: Knex.Transaction, schema: string):
   }
 }
 
+/** What a migration run did: the migrations it applied, and those that wait until every process is upgraded. */
+export type EventStoreMigrated = { readonly applied: ReadonlyArray<string>; readonly waiting: ReadonlyArray<string> }
+
 /**
  * Creates or upgrades the event store's schema: plain SQL migrations applied in order inside one
  * transaction and recorded in `<schema>.eventstore_migrations`. Idempotent, and safe to run from
@@ -508,8 +539,13 @@ const assertTransactionIdsAhead = async (trx: Knex.Transaction, schema: string):
  */
 export const migrateEventStore = (
   deps: { readonly db: Knex; readonly log: Logger },
-  config: { readonly schema: string; readonly serviceRole?: string },
-): TE.TaskEither<EventStoreFailure, void> => {
+  config: {
+    readonly schema: string
+    readonly serviceRole?: string
+    /** Every process reading this log runs this release or a later one: apply the migrations that wait for that (0010). */
+    readonly everyProcessUpgraded?: boolean
+  },
+): TE.TaskEither<EventStoreFailure, EventStoreMigrated> => {
   const schema = config.schema
   const service = config.serviceRole
   const log = deps.log.child({ component: 'eventstore', schema })
@@ -521,15 +557,19 @@ export const migrateEventStore = (
   }
   return TE.tryCatch(
     async () => {
-      const applied = await deps.db.transaction(async (trx) => {
+      const migrated = await deps.db.transaction(async (trx): Promise<EventStoreMigrated> => {
         await trx.raw('select pg_advisory_xact_lock(?, ?)', [...MIGRATION_LOCK])
         await trx.raw(`create schema if not exists "${schema}"`)
         await trx.raw(`create table if not exists "${schema}".eventstore_migrations (name text primary key, applied_at timestamptz not null default now())`)
         const rows = AppliedMigrations.decode(await trx.withSchema(schema).from('eventstore_migrations').select('name'))
         if (E.isLeft(rows)) throw new Error('unexpected rows in eventstore_migrations')
         const done = new Set(rows.right.map((r) => r.name))
+        // A new installation: nothing of an earlier release can be reading it.
+        const fresh = done.size === 0
         const pending = migrations(schema).filter((m) => !done.has(m.name))
-        for (const m of pending) {
+        const waiting = pending.filter((m) => m.afterEveryProcessUpgraded === true && !fresh && config.everyProcessUpgraded !== true)
+        const applying = pending.filter((m) => !waiting.includes(m))
+        for (const m of applying) {
           await m.up(trx)
           await trx.withSchema(schema).into('eventstore_migrations').insert({ name: m.name })
         }
@@ -540,9 +580,16 @@ export const migrateEventStore = (
         await trx.raw(`insert into "${schema}".announce_key (key, ipad, opad) select ?, ?, ? where not exists (select 1 from "${schema}".announce_key)`, [k.key, k.ipad, k.opad])
         // The service role reads and appends, nothing more (see src/platform/postgres/roles.ts).
         if (service !== undefined) await trx.raw(grantEventStoreToServiceSql(schema, service))
-        return pending.map((m) => m.name)
+        return { applied: applying.map((m) => m.name), waiting: waiting.map((m) => m.name) }
       })
-      if (applied.length > 0) log.info({ applied }, 'event store migrated')
+      if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'event store migrated')
+      if (migrated.waiting.length > 0) {
+        log.info(
+          { waiting: migrated.waiting },
+          `event store: ${migrated.waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --spread-appends (docs/operations.md "Event store operations")`,
+        )
+      }
+      return migrated
     },
     (cause): EventStoreFailure => ({ _tag: 'EventStoreFailure', operation: 'migrate', retriable: isRetriablePgError(cause), cause }),
   )
