@@ -422,7 +422,9 @@ describe('the registration\'s sixteen keys (migrations 0009 and 0010)', () => {
           const later = anEvent()
           expect(E.isRight(await upgraded.append(`after-${randomUUID()}`, [later], 'no_stream')())).toBe(true)
           expect(await readFrom(upgraded, from)).toEqual([])
-          expect(await liveBelow(reader, s)).toBe(x)
+          // At most x: a transaction of another database caught between taking its id and showing
+          // its lock counts as an appender for that moment (the horizon only waits longer).
+          expect(await liveBelow(reader, s)).toBeLessThanOrEqual(x)
           await c.query('commit')
           expect(await readFrom(upgraded, from)).toEqual([heldId, later.eventId])
         } finally {
