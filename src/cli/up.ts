@@ -157,6 +157,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
           const readModels = migrated.readModels
           process.stdout.write(`satang: migrations applied (${db.description})${readModels.length > 0 ? `: read models ${readModels.join(', ')}` : '; the read models were up to date'}\n`)
           const eventStore = migrated.eventStore
+          if (eventStore === undefined && opts.spreadAppends === true) process.stdout.write('satang: --spread-appends does nothing here: the event log is EventStoreDB (SATANG_EVENT_STORE), which has no registration of appenders\n')
           if (eventStore !== undefined && eventStore.applied.length > 0) process.stdout.write(`satang: event store: ${eventStore.applied.join(', ')}\n`)
           if (eventStore !== undefined && eventStore.waiting.length > 0) {
             process.stdout.write(

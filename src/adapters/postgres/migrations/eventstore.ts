@@ -462,12 +462,13 @@ drop function "${s}".chain_field(text);
 // takes that object's lock-table partition exclusively, so concurrent appenders queue there: with 8
 // writers on 2 cores the registration on one key cost about 4 % of the appends per second, and
 // spreading the key over sixteen wins back about three of those four (docs/development.md "The
-// registration's sixteen keys"). Readers must accept a key before any appender takes it, or they would pass over its
-// events: 0009 gives read_live the range (as this release's processes read it too, in
-// postgres-horizon.ts), and 0010 lets appenders take a key of it by their backend's pid. 0010 is
-// applied at once to a new installation and on request to an upgraded one, when no process of an
-// earlier release (reading with the one key) can still be at work; an operator's pause of appends
-// takes every key of the range exclusively, in order (docs/operations.md "Event store operations").
+// registration's sixteen keys"). Readers must accept a key before any appender takes it, or they
+// would pass over its events: 0009 gives read_live the range (as this release's processes read it
+// too, in postgres-horizon.ts), and 0010 lets appenders take a key of it by their backend's pid.
+// 0010 is applied at once to a new installation and on request to an upgraded one, when no process
+// of an earlier release (reading with the one key) can still be at work; an operator's pause of
+// appends takes every key of the range exclusively, in order (docs/operations.md "Event store
+// operations").
 const SPREAD_KEY = `${String(HORIZON_APPENDERS)} + pg_backend_pid() % ${String(HORIZON_APPENDER_KEYS)}`
 
 /** The announcement key of a new installation, and its HMAC pads (RFC 2104), the same ones its subscribers check with. */
