@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { configWarnings } from '../config.ts'
 import { StartupError, StartupFailure, rootLogger } from '../composition/startup.ts'
 import { ROLES, isRoleChoice } from '../roles/role.ts'
-import { migrate, openDatabaseForTool } from '../composition/database.ts'
+import { migrate, openDatabaseForTool, waitingNotice } from '../composition/database.ts'
 import { EXIT, UsageError } from './io.ts'
 import { configOrUsage } from './tool-config.ts'
 
@@ -159,11 +159,7 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
           const eventStore = migrated.eventStore
           if (eventStore === undefined && opts.spreadAppends === true) process.stdout.write('satang: --spread-appends does nothing here: the event log is EventStoreDB (SATANG_EVENT_STORE), which has no registration of appenders\n')
           if (eventStore !== undefined && eventStore.applied.length > 0) process.stdout.write(`satang: event store: ${eventStore.applied.join(', ')}\n`)
-          if (eventStore !== undefined && eventStore.waiting.length > 0) {
-            process.stdout.write(
-              `satang: event store: ${eventStore.waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --spread-appends\n`,
-            )
-          }
+          if (eventStore !== undefined && eventStore.waiting.length > 0) process.stdout.write(`satang: ${waitingNotice(eventStore.waiting)}\n`)
         } finally {
           await db.close()
         }

@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg'
 import { makePostgresEventStore } from '../adapters/eventstore/postgres.ts'
 import { describeHolder, lockDataDir, type InstanceLock } from '../adapters/os/instance-lock.ts'
 import { startEmbeddedPostgres } from '../adapters/postgres/embedded.ts'
-import { migrateEventStore, type EventStoreMigrated } from '../adapters/postgres/migrations/eventstore.ts'
+import { migrateEventStore, waitingNotice, type EventStoreMigrated } from '../adapters/postgres/migrations/eventstore.ts'
 import type { EventStore } from '../application/ports/event-store.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
@@ -171,6 +171,9 @@ export const openDatabaseForTool = async (config: Config, log: Logger, command =
     },
   }
 }
+
+/** What to tell the operator about event store migrations that wait for every process to be upgraded. */
+export { waitingNotice }
 
 /** What `migrate` did: the read-model migrations applied, and the event store's run (none when the log is EventStoreDB). */
 export type Migrated = { readonly readModels: ReadonlyArray<string>; readonly eventStore: EventStoreMigrated | undefined }

@@ -533,6 +533,10 @@ const assertTransactionIdsAhead = async (trx: Knex.Transaction, schema: string):
 /** What a migration run did: the migrations it applied, and those that wait until every process is upgraded. */
 export type EventStoreMigrated = { readonly applied: ReadonlyArray<string>; readonly waiting: ReadonlyArray<string> }
 
+/** What to tell the operator about the migrations that wait (`satang up`'s log, `satang migrate`'s output). */
+export const waitingNotice = (waiting: ReadonlyArray<string>): string =>
+  `event store: ${waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --spread-appends`
+
 /**
  * Creates or upgrades the event store's schema: plain SQL migrations applied in order inside one
  * transaction and recorded in `<schema>.eventstore_migrations`. Idempotent, and safe to run from
@@ -587,7 +591,7 @@ export const migrateEventStore = (
       if (migrated.waiting.length > 0) {
         log.info(
           { waiting: migrated.waiting },
-          `event store: ${migrated.waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --spread-appends (docs/operations.md "Event store operations")`,
+          `${waitingNotice(migrated.waiting)} (docs/operations.md "Event store operations")`,
         )
       }
       return migrated
