@@ -1,5 +1,5 @@
-import type { ClientBase, Pool } from 'pg'
 import { Position } from '../../application/ports/event-store.ts'
+import type { SerialQuery } from '../../platform/postgres/one-at-a-time.ts'
 
 /**
  * The relay's checkpoint, one row per topic in `<schema>.relay_checkpoints` (beside the projections'
@@ -89,7 +89,8 @@ const toCheckpoint = (r: Row): RelayCheckpoint => ({
   heartbeatAt: r.heartbeat_at,
 })
 
-type Db = Pool | ClientBase
+/** The pool (readers), or the relay lock session (the holder's writes, one query at a time). */
+type Db = { readonly query: SerialQuery }
 
 /** The checkpoint of `topic`, or undefined when no relay ever ran for it. */
 export const readRelayCheckpoint = async (db: Db, schema: string, topic: string): Promise<RelayCheckpoint | undefined> => {

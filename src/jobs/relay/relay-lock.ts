@@ -1,5 +1,6 @@
 import { Client, type Pool } from 'pg'
 import type { Logger } from '../../logger.ts'
+import { oneAtATime, type SerialQuery } from '../../platform/postgres/one-at-a-time.ts'
 import { SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
 
 /**
@@ -13,8 +14,13 @@ import { SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
  * session: about 10 s), and the holder notices through its heartbeat and stops publishing.
  */
 export type LockSession = {
-  /** The session's own connection: checkpoint writes go through it, so they fail once the lock is lost. */
-  readonly client: Client
+  /**
+   * A query on the session's own connection: checkpoint writes go through it, so they fail once the lock
+   * is lost. One at a time: the publishing loop, the checkpoint row's heartbeat and the connection's
+   * heartbeat below share the connection, and a query sent while another runs is queued by pg 8 with a
+   * warning and refused by pg 9.
+   */
+  readonly query: SerialQuery
   /** Tries once; true when this session holds the lock (now or already). */
   readonly tryAcquire: () => Promise<boolean>
   /** Settles when the connection is lost (with the reason); never rejects. */
@@ -50,22 +56,30 @@ export const openLockSession = async (deps: { readonly pool: Pool; readonly log:
   client.on('error', (e) => markLost(e))
   client.on('end', () => markLost(new Error('the relay lock connection closed')))
   await client.connect()
+  const query = oneAtATime(client)
   let held = false
   let heartbeat: NodeJS.Timeout | undefined
   try {
-    for (const sql of KEEPALIVE_SQL) await client.query(sql)
+    for (const sql of KEEPALIVE_SQL) await query(sql)
   } catch (e) {
     await client.end().catch((err: unknown) => deps.log.debug({ err }, 'closing a relay lock session that failed to start'))
     throw e
   }
+  // A beat still waiting (behind a slow query, or on a connection that stopped answering) is not
+  // doubled: the keepalives and the statement timeout end it, and the next beat follows it.
+  let beating = false
   heartbeat = setInterval(() => {
-    client.query('select 1').catch((e: unknown) => markLost(e instanceof Error ? e : new Error(String(e))))
+    if (beating) return
+    beating = true
+    query('select 1')
+      .catch((e: unknown) => markLost(e instanceof Error ? e : new Error(String(e))))
+      .finally(() => (beating = false))
   }, config.heartbeatMs ?? 2_000)
   heartbeat.unref()
 
   const tryAcquire = async (): Promise<boolean> => {
     if (held) return true
-    const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [SERVICE_LOCKS, SERVICE_LOCK.relay])
+    const { rows } = await query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [SERVICE_LOCKS, SERVICE_LOCK.relay])
     held = rows[0]?.ok === true
     return held
   }
@@ -74,12 +88,12 @@ export const openLockSession = async (deps: { readonly pool: Pool; readonly log:
     if (heartbeat !== undefined) clearInterval(heartbeat)
     heartbeat = undefined
     if (lostWith === undefined && held) {
-      await client.query('select pg_advisory_unlock($1, $2)', [SERVICE_LOCKS, SERVICE_LOCK.relay]).catch((err: unknown) => deps.log.warn({ err }, 'releasing the relay lock failed; closing its connection releases it'))
+      await query('select pg_advisory_unlock($1, $2)', [SERVICE_LOCKS, SERVICE_LOCK.relay]).catch((err: unknown) => deps.log.warn({ err }, 'releasing the relay lock failed; closing its connection releases it'))
     }
     held = false
     markLost(new Error('the relay lock session was closed'))
     await client.end().catch((err: unknown) => deps.log.debug({ err }, 'closing the relay lock connection'))
   }
 
-  return { client, tryAcquire, lost, isLost: () => lostWith !== undefined, close }
+  return { query, tryAcquire, lost, isLost: () => lostWith !== undefined, close }
 }

@@ -219,14 +219,14 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
       p.catch((e: unknown) => {
         throw session.isLost() ? new LockLost(messageOf(e)) : e
       })
-    const checkpoint = await onSession(readRelayCheckpoint(session.client, schema, topic))
+    const checkpoint = await onSession(readRelayCheckpoint(session, schema, topic))
     // Reached the destination: no longer failing (whichever process failed last), unless what stopped
     // the relay is an event it cannot publish: that one is still next, so the relay stays failing until
     // the checkpoint moves past it (advanceRelayCheckpoint clears it). Cleared at every retry, the status
     // read "publishing" for a moment each time while the relay stood stuck before the same event.
     const stuckBeforeEvent = checkpoint?.failing === true && checkpoint.lastError?.kind === 'undecodable_event'
     if (!stuckBeforeEvent) {
-      await onSession(clearRelayFailing(session.client, schema, topic))
+      await onSession(clearRelayFailing(session, schema, topic))
       failing = false
     }
     connected = true
@@ -267,7 +267,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
           const last = events[count - 1]
           if (last !== undefined) {
             acks.push([Date.now(), count])
-            const moved = await onSession(advanceRelayCheckpoint(session.client, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: count, rate: publishRate() }))
+            const moved = await onSession(advanceRelayCheckpoint(session, schema, topic, { position: last.position, recordedAt: last.recordedAt, published: count, rate: publishRate() }))
             if (!moved) return E.left({ kind: 'database', message: `the checkpoint of ${topic} is already at or past ${last.position}: another relay published without the lock; starting again from the checkpoint` })
             position = last.position
             published += count
@@ -288,7 +288,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
 
   /** Holds the lock: publishes, and after each failure records it and retries with backoff. */
   const lead = async (session: LockSession): Promise<void> => {
-    await claimRelayCheckpoint(session.client, schema, topic, holder)
+    await claimRelayCheckpoint(session, schema, topic, holder)
     role = 'leader'
     leaderSince = Date.now()
     acks = []
@@ -296,10 +296,16 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     log.info({ holder }, 'relay lock taken: this process publishes')
     // The heartbeat in the checkpoint row: other processes (the console, satang relay --status) see the
     // publisher alive from the database, whatever their own configuration.
+    // A beat still queued behind the publishing loop's queries on the session is not doubled.
+    let beating = false
     const beat = (): void => {
-      writeRelayHeartbeat(session.client, schema, topic).catch((e: unknown) => {
-        if (!session.isLost()) log.warn({ err: e }, 'could not write the relay heartbeat')
-      })
+      if (beating) return
+      beating = true
+      writeRelayHeartbeat(session, schema, topic)
+        .catch((e: unknown) => {
+          if (!session.isLost()) log.warn({ err: e }, 'could not write the relay heartbeat')
+        })
+        .finally(() => (beating = false))
     }
     beat()
     const heartbeat = setInterval(beat, rowHeartbeatMs)
@@ -328,7 +334,7 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
       failuresInARow += 1
       const wait = backoff(failuresInARow)
       const error = noteError(outcome.left.kind, outcome.left.message, wait, outcome.left.cause)
-      await recordRelayError(session.client, schema, topic, error).catch((e: unknown) => {
+      await recordRelayError(session, schema, topic, error).catch((e: unknown) => {
         if (session.isLost()) throw new LockLost(messageOf(e))
         log.warn({ err: e }, 'could not record the relay error in its checkpoint row')
       })
