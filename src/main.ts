@@ -4,7 +4,7 @@ import { makeTokenMatcher, type TokenMatcher } from './adapters/http/api-tokens.
 import { registerHorizonMetrics } from './adapters/http/horizon-metrics.ts'
 import { makeHttpServer, makeMetricsRegistry, makeMetricsServer, registeredRoutes, stopHttpServer, type HealthCheck, type RegisteredRoute } from './adapters/http/server.ts'
 import type { EventStore } from './application/ports/event-store.ts'
-import { checkServiceRole, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
+import { checkServiceRole, EVENT_STORE_SCHEMA, lockDataDirOf, makeEventStore, migrate, openDatabase } from './composition/database.ts'
 import { connectGateway, statusTables, type GatewayConnection } from './composition/gateway.ts'
 import { ConfigurationError, StartupError, StartupFailure } from './composition/startup.ts'
 import { startProcessTracing } from './composition/tracing.ts'
@@ -189,7 +189,7 @@ export const startProcess = async (config: Config, log: Logger, choice: RoleChoi
     const store = observedEventStore(makeEventStore(config, db, log), metrics)
     closers.push({ what: 'the event store', close: store.close })
     registerProjectionMetrics(metrics, store, db, log)
-    if (config.SATANG_EVENT_STORE === 'postgres') registerHorizonMetrics(metrics, db.pool, log)
+    if (config.SATANG_EVENT_STORE === 'postgres') registerHorizonMetrics(metrics, db.pool, EVENT_STORE_SCHEMA, log)
     let gateway: Promise<GatewayConnection> | undefined
     const connect = (): Promise<GatewayConnection> => {
       if (gateway === undefined) {

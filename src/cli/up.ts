@@ -142,22 +142,22 @@ export const registerUpCommands = (program: Command, setExitCode: (code: number)
   program
     .command('migrate')
     .description('create or upgrade the database schemas: the event store (eventstore) and the read models (satang, knex migrations); safe to run repeatedly and from several processes at once')
-    .option('--spread-appends', 'also apply the event store migrations that wait until every satang process reading the log runs this release (0010: appenders register under 16 lock keys instead of one, faster with many concurrent writers); a new installation gets them at once')
+    .option('--every-process-upgraded', 'also apply the event store migrations that wait until every satang process reading the log runs this release (0010: appenders register by their insert\'s own lock instead of an advisory lock, faster appends); say it once no process of an earlier release is left; a new installation gets them at once')
     .addHelpText(
       'after',
-      '\nsatang up runs the same migrations at start. An upgraded log keeps its appenders on one lock key until --spread-appends: a process of an earlier release reads with that key only and would pass over the events of an appender holding another, so give it once no such process is left, and do not start an earlier release on the log after it (docs/operations.md "Event store operations").\nExit codes: 0 ok, 2 bad configuration, 3 the database could not be reached or a migration failed.',
+      '\nsatang up runs the same migrations at start. An upgraded log keeps its appenders on the advisory lock until --every-process-upgraded: a process of an earlier release knows no other registration and would pass over the events of an appender without it, so give it once no such process is left, and do not start an earlier release on the log after it (docs/operations.md "Event store operations").\nExit codes: 0 ok, 2 bad configuration, 3 the database could not be reached or a migration failed.',
     )
-    .action(async (opts: { spreadAppends?: boolean }) => {
+    .action(async (opts: { everyProcessUpgraded?: boolean }) => {
       const config = await configOrUsage()
       try {
         const log = rootLogger(config)
         const db = await openDatabaseForTool(config, log, 'satang migrate')
         try {
-          const migrated = await migrate(db, log, config, { everyProcessUpgraded: opts.spreadAppends === true })
+          const migrated = await migrate(db, log, config, { everyProcessUpgraded: opts.everyProcessUpgraded === true })
           const readModels = migrated.readModels
           process.stdout.write(`satang: migrations applied (${db.description})${readModels.length > 0 ? `: read models ${readModels.join(', ')}` : '; the read models were up to date'}\n`)
           const eventStore = migrated.eventStore
-          if (eventStore === undefined && opts.spreadAppends === true) process.stdout.write('satang: --spread-appends does nothing here: the event log is EventStoreDB (SATANG_EVENT_STORE), which has no registration of appenders\n')
+          if (eventStore === undefined && opts.everyProcessUpgraded === true) process.stdout.write('satang: --every-process-upgraded does nothing here: the event log is EventStoreDB (SATANG_EVENT_STORE), which has no registration of appenders\n')
           if (eventStore !== undefined && eventStore.applied.length > 0) process.stdout.write(`satang: event store: ${eventStore.applied.join(', ')}\n`)
           if (eventStore !== undefined && eventStore.waiting.length > 0) process.stdout.write(`satang: ${waitingNotice(eventStore.waiting)}\n`)
         } finally {

@@ -182,7 +182,7 @@ export type Migrated = { readonly readModels: ReadonlyArray<string>; readonly ev
  * Applies every pending migration: the event store's (when it lives in PostgreSQL) and the read
  * models' (knex migrations in `satang`). Safe to run repeatedly and from several processes at once.
  * `everyProcessUpgraded` applies the event store's migrations that wait until no process of an
- * earlier release reads the log (`satang migrate --spread-appends`).
+ * earlier release reads the log (`satang migrate --every-process-upgraded`).
  */
 export const migrate = async (
   db: Database,

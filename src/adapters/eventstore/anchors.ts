@@ -249,7 +249,7 @@ export const writeAnchor = (
       const last = await client.query<AnchorRow>(`select ${ANCHOR_COLUMNS} from "${schema}".anchors a order by a.seq desc limit 1`)
       const prev = last.rows[0] === undefined ? null : anchorOf(last.rows[0])
       // Everything at or before the head is committed (below the horizon): the range is final.
-      const { below } = await readHorizon(client)
+      const { below } = await readHorizon(client, schema)
       const head = await client.query<{ tx_id: string; position: string }>(
         `select e.tx_id::text, e.position::text from ${t} e where e.tx_id < $1::xid8 order by e.tx_id desc, e.position desc limit 1`,
         [below],

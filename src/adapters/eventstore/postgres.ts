@@ -57,7 +57,7 @@ import type {
 } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
-import { isValidSchemaName } from '../../platform/postgres/names.ts'
+import { isValidSchemaName, schemaTag } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
 import { announcementKeyOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey } from './announcements.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
@@ -289,14 +289,8 @@ const appendToStreamsSql = (t: string, announceFn?: string): string => `
     from cur c left join last l on l.stream_name = c.stream${announceFn === undefined ? '' : ' left join ann on true'}
    order by c.ord`
 
-const fnv1a = (s: string): string => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0
-  return h.toString(36)
-}
-
 /** The application_name of the LISTEN connection of a store of `schema`: an appender notifies only while one from another session is connected. */
-export const listenerNameOf = (schema: string): string => `${LISTENER_NAME}${fnv1a(schema)}`
+export const listenerNameOf = (schema: string): string => `${LISTENER_NAME}${schemaTag(schema)}`
 
 /** The PostgreSQL event store. Run `migrateEventStore` for the same schema first. */
 export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: PostgresEventStoreConfig = {}): EventStore => {
@@ -307,7 +301,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   const pageBytes = config.pageBytes ?? DEFAULT_PAGE_BYTES
   const log = deps.log.child({ component: 'eventstore', schema })
   const pool = deps.pool
-  const tag = fnv1a(schema)
+  const tag = schemaTag(schema)
   const listenerLookupMs = config.listenerLookupMs ?? 1_000
   const listenerName = listenerNameOf(schema)
   const wakeups = makeWakeups(
@@ -329,7 +323,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     if (now - lastHorizonWarning < horizonWarnMs) return
     lastHorizonWarning = now
     try {
-      const holders = await withConnection(horizonHolders)
+      const holders = await withConnection((c) => horizonHolders(c, schema))
       const oldest = holders[0]
       log.warn(
         { heldBackMs: Math.round(blockedMs), horizon: oldest?.txId, pid: oldest?.pid, openSeconds: oldest?.openSeconds, holders: holders.slice(0, 10) },
@@ -760,7 +754,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   const readPage = (cursor: Cursor, maxCount: number, prefix: string | undefined): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
     TE.tryCatch(async () => {
-      const { below } = await withConnection(readHorizon)
+      const { below } = await withConnection((c) => readHorizon(c, schema))
       const rows =
         prefix === undefined
           ? await query({ ...sql.readAll, values: [cursor.txId, cursor.position, maxCount, below], rowMode: 'array' })
@@ -820,7 +814,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         log.warn('the event store schema predates read_live (migration 0005): live reads take two round trips until `satang migrate` runs')
       }
     }
-    const horizon = await withConnection(readHorizon)
+    const horizon = await withConnection((c) => readHorizon(c, schema))
     return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below, limit) }
   }
 
@@ -1137,7 +1131,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.fromEither(decodePosition(from)),
       TE.flatMap((cursor): TE.TaskEither<ReadError, number> =>
         TE.tryCatch(async () => {
-          const { below } = await withConnection(readHorizon)
+          const { below } = await withConnection((c) => readHorizon(c, schema))
           const rows = await query({ ...sql.countAfter, values: [cursor.txId, cursor.position, Math.max(0, Math.floor(cap)), below], rowMode: 'array' })
           return Number(rows[0]?.[0] ?? 0)
         }, failure('countAfter')),

@@ -4,18 +4,18 @@ import { horizonHolders, type HorizonHolder } from '../eventstore/postgres-horiz
 import type { Logger } from '../../logger.ts'
 
 /**
- * The PostgreSQL event store's horizon on `/metrics` (`satang_eventstore_horizon_*`): how long the
+ * The PostgreSQL event store's horizon (the log in `schema`) on `/metrics` (`satang_eventstore_horizon_*`): how long the
  * oldest append transaction still in flight has been open (what every reader of the global order
  * waits for), and how many are in flight. Read at each scrape, at most once a second.
  */
-export const registerHorizonMetrics = (registry: Registry, pool: Pool, log: Logger): void => {
+export const registerHorizonMetrics = (registry: Registry, pool: Pool, schema: string, log: Logger): void => {
   let cached: { at: number; value: Promise<ReadonlyArray<HorizonHolder> | undefined> } | undefined
   const holders = async (): Promise<ReadonlyArray<HorizonHolder> | undefined> => {
     const now = Date.now()
     if (cached === undefined || now - cached.at > 1000) {
       cached = {
         at: now,
-        value: horizonHolders(pool).catch((e: unknown) => {
+        value: horizonHolders(pool, schema).catch((e: unknown) => {
           log.warn({ err: e }, 'event store horizon unavailable for /metrics')
           return undefined
         }),

@@ -10,24 +10,26 @@
 export const STREAM_LOCKS = 1_515_847_681
 
 /**
- * Every transaction that appends events holds `(HORIZON_LOCKS, HORIZON_APPENDERS)` (or another key
- * of the registration's range, below) in shared mode
- * (a transaction lock taken before the transaction has an id, by the events table's statement
- * trigger or `register_append()`); readers of the global order wait only for its holders (see
- * src/adapters/eventstore/postgres-horizon.ts). One pair per database, whatever the schema: it
- * must not change when a schema is renamed.
+ * The appenders' registration of migrations 0004 and 0007: every transaction that appended events
+ * held `(HORIZON_LOCKS, HORIZON_APPENDERS)` in shared mode (a transaction lock taken before the
+ * transaction had an id, by the events table's statement trigger or `register_append()`). Since
+ * 0010 the insert's own lock on the events table is the registration; readers still accept this one,
+ * for appenders of an earlier release during an upgrade (see
+ * src/adapters/eventstore/postgres-horizon.ts). One pair per database, whatever the schema: it must
+ * not change when a schema is renamed.
  */
 export const HORIZON_LOCKS = 1_515_847_686
 export const HORIZON_APPENDERS = 1
 
 /**
- * The registration's keys: `HORIZON_APPENDERS` and the keys after it, `HORIZON_APPENDER_KEYS` in all.
- * Readers accept every one of them (migration 0009); appenders take one, chosen by their backend's
- * pid (migration 0010, applied at once to a new installation and on request to an upgraded one), so
- * that concurrent appenders do not all queue on one lock object. No other lock of `HORIZON_LOCKS`
- * may use a key of this range.
+ * A short tag of a schema's name (FNV-1a, base 36), for the names of prepared statements and
+ * sessions that must differ between schemas of one database.
  */
-export const HORIZON_APPENDER_KEYS = 16
+export const schemaTag = (schema: string): string => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < schema.length; i++) h = Math.imul(h ^ schema.charCodeAt(i), 0x01000193) >>> 0
+  return h.toString(36)
+}
 
 /** Locks of satang's services: `(SERVICE_LOCKS, SERVICE_LOCK.…)`. */
 export const SERVICE_LOCKS = 1_515_847_682

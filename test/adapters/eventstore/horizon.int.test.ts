@@ -19,8 +19,8 @@ import { capturingLogger } from '../../support/log-lines.ts'
 import { freshEventStoreSchema, type TestSchema } from '../../support/postgres.ts'
 
 /**
- * Issue 24: readers of the global order wait only for satang's appends in flight (registered on the
- * horizon lock), never for other transactions; a dead appender never holds them; a log written
+ * Issue 24: readers of the global order wait only for satang's appends in flight (registered by
+ * their insert's lock on the events table, or the advisory lock of earlier releases), never for other transactions; a dead appender never holds them; a log written
  * before the registration existed is upgraded and read completely.
  */
 
@@ -122,7 +122,7 @@ const openAppender = async (): Promise<{ client: Client; pid: number; eventId: s
   return { client: c, pid, eventId }
 }
 
-/** The keys of the registration's lock class (1515847686) that backend `pid` holds shared in this database. */
+/** The keys of the advisory registration (class 1515847686, migrations 0004 and 0007) that backend `pid` holds shared in this database. */
 const registrationKeys = async (c: Pick<Client, 'query'>, pid: number): Promise<number[]> =>
   (
     await c.query<{ k: number }>(
@@ -132,11 +132,23 @@ const registrationKeys = async (c: Pick<Client, 'query'>, pid: number): Promise<
     )
   ).rows.map((r) => r.k)
 
+/** The modes in which backend `pid` holds the events table of schema `s` (0010's registration is its RowExclusiveLock). */
+const eventsLockModes = async (c: Pick<Client, 'query'>, pid: number, s: string): Promise<string[]> =>
+  (
+    await c.query<{ mode: string }>(`select mode from pg_locks where pid = $1 and locktype = 'relation' and relation = $2::regclass and granted order by 1`, [
+      pid,
+      `"${s}".events`,
+    ])
+  ).rows.map((r) => r.mode)
+
 describe('registration', () => {
-  it('every insert registers its transaction on the horizon lock before it has a transaction id, under the key its backend\'s pid chooses (a new installation, 0010)', async () => {
+  it('every insert is registered by its own lock on the events table, taken before it has a transaction id, and takes no advisory lock (a new installation, 0010)', async () => {
     const { client, pid } = await openAppender()
     try {
-      expect(await registrationKeys(client, pid)).toEqual([1 + (pid % 16)])
+      expect(await eventsLockModes(client, pid, schema.schema)).toEqual(['RowExclusiveLock'])
+      expect(await registrationKeys(client, pid)).toEqual([])
+      // A second insert of the same transaction, after its id: registered by the first (its event is there).
+      await client.query(rawInsert(schema.schema), [`held-again-${randomUUID()}`, randomUUID()])
     } finally {
       await client.query('rollback')
       await client.end()
@@ -151,8 +163,16 @@ describe('registration', () => {
       await c.query('select pg_current_xact_id()')
       await expect(c.query(rawInsert(schema.schema), [`late-${randomUUID()}`, randomUUID()])).rejects.toThrow(/wrote before it registered as an appender/)
       await c.query('rollback')
+      // A savepoint rolled back takes its insert's lock with it: the transaction's id stays, unregistered.
+      await c.query('begin')
+      await c.query('savepoint s')
+      await c.query(rawInsert(schema.schema), [`undone-${randomUUID()}`, randomUUID()])
+      await c.query('rollback to savepoint s')
+      await expect(c.query(rawInsert(schema.schema), [`late-${randomUUID()}`, randomUUID()])).rejects.toThrow(/wrote before it registered as an appender/)
+      await c.query('rollback')
       await c.query('begin')
       await c.query(`select "${schema.schema}".register_append()`)
+      expect(await eventsLockModes(c, (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0, schema.schema)).toContain('RowExclusiveLock')
       await c.query(`create temporary table scratch (n int) on commit drop`)
       await c.query('insert into scratch values (1)')
       await c.query(rawInsert(schema.schema), [`early-${randomUUID()}`, randomUUID()])
@@ -161,15 +181,16 @@ describe('registration', () => {
       await c.end()
     }
   })
-  it('while the appenders\' lock is held exclusively (an operator pausing appends), an append and a register_append() wait for it, and both go on once it is released', async () => {
+  it('while the events table is locked in SHARE mode (an operator pausing appends), an append and a register_append() wait for it, and both go on once it is released', async () => {
     const operator = new Client({ connectionString: schema.url })
     await operator.connect()
     const c = new Client({ connectionString: schema.url })
     await c.connect()
     const store = makePostgresEventStore({ pool: schema.pool(2), log }, { schema: schema.schema })
     try {
-      // As docs/operations.md says: every key of the registration's range, in order.
-      await operator.query('select pg_advisory_lock(1515847686, k) from generate_series(1, 16) k')
+      // As docs/operations.md says: the events table in SHARE mode, in a transaction held open.
+      await operator.query('begin')
+      await operator.query(`lock table "${schema.schema}".events in share mode`)
       let appended = false
       const stream = `paused-${randomUUID()}`
       const appending = store.append(stream, [anEvent()], 'no_stream')().then((r) => {
@@ -181,7 +202,7 @@ describe('registration', () => {
       const registering = c.query(`select "${schema.schema}".register_append()`).then(() => (registered = true))
       await new Promise((r) => setTimeout(r, 300))
       expect({ appended, registered }).toEqual({ appended: false, registered: false })
-      await operator.query('select pg_advisory_unlock(1515847686, k) from generate_series(1, 16) k')
+      await operator.query('commit')
       expect(E.isRight(await appending)).toBe(true)
       await registering
       expect({ appended, registered }).toEqual({ appended: true, registered: true })
@@ -282,7 +303,7 @@ describe('what readers wait for', () => {
       expect(warning.msg).toContain(`pid ${String(held.pid)}, transaction ${txId}`)
       expect(seen).toEqual([])
       const registry = new Registry()
-      registerHorizonMetrics(registry, pool, log)
+      registerHorizonMetrics(registry, pool, schema.schema, log)
       const age = /^satang_eventstore_horizon_age_seconds (\S+)$/m.exec(await registry.metrics())
       expect(Number(age?.[1])).toBeGreaterThanOrEqual(1)
       await held.client.query('commit')
@@ -344,38 +365,47 @@ describe('upgrade of a log written before the registration existed', () => {
 const liveBelow = async (c: Pick<Client, 'query'>, s: string): Promise<bigint> =>
   BigInt((await c.query<{ below: string }>(`select o_tx_id as below from "${s}".read_live('0'::xid8, 0, 0, null) limit 1`)).rows[0]?.below ?? '0')
 
-describe('the registration\'s sixteen keys (migrations 0009 and 0010)', () => {
-  it('readers wait for a transaction holding any key of the range with a transaction id (readHorizon, horizonHolders, read_live), and not for one holding a key outside it', async () => {
+describe('the registration by the insert\'s own lock (migrations 0009 and 0010)', () => {
+  it('readers wait for a transaction with an id that holds the events table\'s RowExclusiveLock or the advisory registration (readHorizon, horizonHolders, read_live), and not for one holding another table\'s, another schema\'s events or another advisory key', async () => {
+    const other = await freshEventStoreSchema('horizon_other')
     const c = new Client({ connectionString: schema.url })
     const r = new Client({ connectionString: schema.url })
     await c.connect()
     await r.connect()
+    const holds: ReadonlyArray<readonly [string, string, boolean]> = [
+      ['this log\'s events, row exclusive', `lock table "${schema.schema}".events in row exclusive mode`, true],
+      ['the advisory registration (0004, 0007)', 'select pg_advisory_xact_lock_shared(1515847686, 1)', true],
+      ['another advisory key of the class', 'select pg_advisory_xact_lock_shared(1515847686, 2)', false],
+      ['this log\'s events, access share', `lock table "${schema.schema}".events in access share mode`, false],
+      ['another schema\'s events, row exclusive', `lock table "${other.schema}".events in row exclusive mode`, false],
+      ['another table, row exclusive', `lock table "${schema.schema}".eventstore_migrations in row exclusive mode`, false],
+    ]
     try {
-      for (const k of [0, 1, 2, 9, 16, 17]) {
+      for (const [what, sql, appender] of holds) {
         await c.query('begin')
-        await c.query('select pg_advisory_xact_lock_shared(1515847686, $1)', [k])
+        await c.query(sql)
         const x = (await c.query<{ x: string }>('select pg_current_xact_id()::text as x')).rows[0]?.x ?? ''
         // A later transaction ends, so that x is below the snapshots' xmax, among their running ids
         // (the newest running id is at or past xmax, where every reader waits for it anyway).
         await r.query('select pg_current_xact_id()')
-        const inRange = k >= 1 && k <= 16
-        const waited = (await horizonHolders(r)).some((h) => h.txId === x)
-        expect({ k, waited }).toEqual({ k, waited: inRange })
-        if (inRange) {
+        const waited = (await horizonHolders(r, schema.schema)).some((h) => h.txId === x)
+        expect({ what, waited }).toEqual({ what, waited: appender })
+        if (appender) {
           // Other files' appenders in this database may hold the horizon lower still; never higher.
-          expect({ k, below: BigInt((await readHorizon(r)).below) <= BigInt(x) }).toEqual({ k, below: true })
-          expect({ k, live: (await liveBelow(r, schema.schema)) <= BigInt(x) }).toEqual({ k, live: true })
+          expect({ what, below: BigInt((await readHorizon(r, schema.schema)).below) <= BigInt(x) }).toEqual({ what, below: true })
+          expect({ what, live: (await liveBelow(r, schema.schema)) <= BigInt(x) }).toEqual({ what, live: true })
         }
         await c.query('rollback')
       }
     } finally {
       await c.end()
       await r.end()
+      await other.drop()
     }
   })
 
-  it('an upgraded log keeps its appenders on the one key until `satang migrate --spread-appends`, then on the key of their pid; readers pass over none of them before or after', async () => {
-    const database = await freshDatabase('hzkeys')
+  it('an upgraded log keeps its appenders on the advisory lock until `satang migrate --every-process-upgraded`, then on their insert\'s lock alone; readers pass over none of them before or after', async () => {
+    const database = await freshDatabase('hzlock')
     const s = EVENT_STORE_SCHEMA
     const pool = makePostgresPool({ url: database.url }, log)
     const db = makeKnex(pool)
@@ -394,30 +424,25 @@ describe('the registration\'s sixteen keys (migrations 0009 and 0010)', () => {
       })
       const first = await runCli(['migrate'], { env, cwd })
       expect(first.code, first.stderr).toBe(0)
-      expect(first.stdout).toContain('satang: event store: 0009_read_live_key_range\n')
-      expect(first.stdout).toContain('satang: event store: 0010_spread_appenders waits until every satang process reading this log runs this release; then run satang migrate --spread-appends\n')
+      expect(first.stdout).toContain('satang: event store: 0009_read_live_insert_lock\n')
+      expect(first.stdout).toContain('satang: event store: 0010_register_by_insert_lock waits until every satang process reading this log runs this release; then run satang migrate --every-process-upgraded\n')
 
-      /** An appender in this database (the only one: its readers wait for nobody else) whose pid chooses a key other than the first; it stays open until the readers have been looked at. */
-      const heldBack = async (key: (pid: number) => number): Promise<void> => {
+      /** An appender in this database (the only one: its readers wait for nobody else), open until the readers have been looked at. */
+      const heldBack = async (advisoryKeys: number[]): Promise<void> => {
         const m = await upgraded.append(`m-${randomUUID()}`, [anEvent()], 'any')()
         if (E.isLeft(m)) throw new Error('marker')
         const from = m.right.position
         const reader = new Client({ connectionString: database.url })
         await reader.connect()
-        let c = new Client({ connectionString: database.url })
+        const c = new Client({ connectionString: database.url })
         await c.connect()
-        let pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0
-        while (pid % 16 === 0) {
-          await c.end()
-          c = new Client({ connectionString: database.url })
-          await c.connect()
-          pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0
-        }
+        const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0
         try {
           const heldId = randomUUID()
           await c.query('begin')
           await c.query(rawInsert(s), [`held-${randomUUID()}`, heldId])
-          expect(await registrationKeys(c, pid)).toEqual([key(pid)])
+          expect(await registrationKeys(c, pid)).toEqual(advisoryKeys)
+          expect(await eventsLockModes(c, pid, s)).toEqual(['RowExclusiveLock'])
           const x = BigInt((await c.query<{ x: string }>('select pg_current_xact_id()::text as x')).rows[0]?.x ?? '0')
           const later = anEvent()
           expect(E.isRight(await upgraded.append(`after-${randomUUID()}`, [later], 'no_stream')())).toBe(true)
@@ -432,15 +457,15 @@ describe('the registration\'s sixteen keys (migrations 0009 and 0010)', () => {
           await reader.end()
         }
       }
-      await heldBack(() => 1)
+      await heldBack([1])
 
-      const second = await runCli(['migrate', '--spread-appends'], { env, cwd })
+      const second = await runCli(['migrate', '--every-process-upgraded'], { env, cwd })
       expect(second.code, second.stderr).toBe(0)
-      expect(second.stdout).toContain('satang: event store: 0010_spread_appenders\n')
+      expect(second.stdout).toContain('satang: event store: 0010_register_by_insert_lock\n')
       expect(second.stdout).not.toContain('waits until')
-      await heldBack((pid) => 1 + (pid % 16))
+      await heldBack([])
 
-      const again = await runCli(['migrate', '--spread-appends'], { env, cwd })
+      const again = await runCli(['migrate', '--every-process-upgraded'], { env, cwd })
       expect(again.code, again.stderr).toBe(0)
       expect(again.stdout).not.toContain('satang: event store:')
     } finally {
@@ -467,7 +492,7 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
     const { log: warnings, lines } = capturingLogger()
     try {
       await old.db.raw(`drop function "${old.schema}".read_live(xid8, bigint, integer, text)`)
-      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name in ('0005_read_live', '0009_read_live_key_range')`)
+      await old.db.raw(`delete from "${old.schema}".eventstore_migrations where name in ('0005_read_live', '0009_read_live_insert_lock')`)
       const before = makePostgresEventStore({ pool: old.pool(2), log: warnings }, { schema: old.schema })
       const first = await before.append(`pre-${randomUUID()}`, [anEvent(1)], 'no_stream')()
       if (E.isLeft(first)) throw new Error('append')
@@ -489,8 +514,8 @@ describe('live reads in one round trip (read_live, migration 0005)', () => {
       expect(E.isRight(await migrateEventStore({ db: old.db, log }, { schema: old.schema })())).toBe(true)
       const fn = await old.db.raw<{ rows: Array<{ src: string }> }>(`select p.prosrc as src from pg_proc p join pg_namespace s on s.oid = p.pronamespace where s.nspname = ? and p.proname = 'read_live'`, [old.schema])
       expect(fn.rows).toHaveLength(1)
-      // 0005 and then 0009: the registration's whole key range.
-      expect(fn.rows[0]?.src).toContain('a.objid between 1 and 16')
+      // 0005 and then 0009: the insert's own lock accepted as a registration.
+      expect(fn.rows[0]?.src).toContain("a.mode = 'RowExclusiveLock'")
     } finally {
       await old.drop()
     }

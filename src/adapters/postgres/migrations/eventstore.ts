@@ -6,10 +6,10 @@ import type { Knex } from 'knex'
 import type { EventStoreFailure } from '../../../application/ports/event-store.ts'
 import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
-import { HORIZON_APPENDER_KEYS, HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
+import { HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
 import { announcementKeyOf } from '../../eventstore/announcements.ts'
-import { horizonSql } from '../../eventstore/postgres-horizon.ts'
+import { eventsTable, horizonSql } from '../../eventstore/postgres-horizon.ts'
 
 // The lock that serialises concurrent migrations of one database.
 const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.eventStoreMigrations] as const
@@ -20,7 +20,7 @@ type Migration = {
   /**
    * A migration that may not run while processes of an earlier release may still be at work: it is
    * applied to a new installation (nothing of an earlier release can be reading it), or when the
-   * operator says every process runs this release (`satang migrate --spread-appends`); until then it
+   * operator says every process runs this release (`satang migrate --every-process-upgraded`); until then it
    * waits, unrecorded, and a later release applies it unconditionally.
    */
   readonly afterEveryProcessUpgraded?: true
@@ -304,7 +304,7 @@ comment on table "${s}".events is 'satang event log: append-only (UPDATE, DELETE
 // horizon in o_tx_id and the number of appenders it waits for in o_position, every other column
 // null. With a pattern, every row up to the limit is returned (so the cursor moves past other
 // streams), with its payload only when its stream name matches.
-const createReadLive = (s: string, keys: number, create: 'create' | 'create or replace' = 'create'): string => `
+const createReadLive = (s: string, events?: string, create: 'create' | 'create or replace' = 'create'): string => `
 ${create} function "${s}".read_live(p_tx xid8, p_position bigint, p_limit integer, p_pattern text)
 returns table (o_tx_id text, o_position bigint, o_matches boolean, o_stream_name text, o_stream_revision bigint, o_event_id uuid,
                o_type text, o_schema_version integer, o_data jsonb, o_metadata jsonb, o_recorded_ms bigint)
@@ -313,7 +313,7 @@ declare
   v_below text;
   v_waiting integer;
 begin
-  select h.below, h.waiting into v_below, v_waiting from (${horizonSql(keys)}) h(below, waiting);
+  select h.below, h.waiting into v_below, v_waiting from (${horizonSql(events)}) h(below, waiting);
   o_tx_id := v_below;
   o_position := v_waiting;
   return next;
@@ -385,9 +385,9 @@ $fn$;
 revoke all on function "${s}".announce(text) from public;
 `
 
-/** The registration since 0007, in register_append() and in the trigger alike: the lock on `key`, then the setting. */
-const takeRegistration = (indent: string, key: string): string => `${indent}if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${key}) then
-${indent}  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${key});
+/** 0007's registration, in register_append() and in the trigger alike: the lock, then the setting. */
+const takeRegistration = (indent: string): string => `${indent}if not pg_try_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)}) then
+${indent}  perform pg_advisory_xact_lock_shared(${String(HORIZON_LOCKS)}, ${String(HORIZON_APPENDERS)});
 ${indent}end if;
 ${indent}v_set := set_config('satang.horizon_registered', 'on', true);
 `
@@ -398,7 +398,7 @@ ${indent}v_set := set_config('satang.horizon_registered', 'on', true);
 // 7.5–8.1 µs per call (docs/development.md "Appends against the code before issue 24"). A shared lock
 // is refused at once only while someone holds or awaits it exclusively; then the append waits for it
 // as before.
-const registerWithoutExecutor = (s: string, key: string): string => `
+const registerWithoutExecutor = (s: string): string => `
 create or replace function "${s}".register_append() returns void
 language plpgsql volatile as $fn$
 declare
@@ -407,7 +407,7 @@ begin
   if current_setting('satang.horizon_registered', true) = 'on' then
     return;
   end if;
-${refuseUnregistered(s)}${takeRegistration('  ', key)}end
+${refuseUnregistered(s)}${takeRegistration('  ')}end
 $fn$;
 
 create or replace function "${s}".events_register() returns trigger
@@ -416,7 +416,7 @@ declare
   v_set text;
 begin
   if pg_current_xact_id_if_assigned() is null then
-${takeRegistration('    ', key)}  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
+${takeRegistration('    ')}  elsif current_setting('satang.horizon_registered', true) is distinct from 'on' then
     perform "${s}".register_append(); -- raises, naming the rule
   end if;
   return null;
@@ -457,19 +457,50 @@ $fn$;
 drop function "${s}".chain_field(text);
 `
 
-// The registration's key range (0009, 0010). Every appender took the one lock (HORIZON_LOCKS,
-// HORIZON_APPENDERS) shared; PostgreSQL keeps one lock object for it, and each acquisition and release
-// takes that object's lock-table partition exclusively, so concurrent appenders queue there: with 8
-// writers on 2 cores the registration on one key cost about 4 % of the appends per second, and
-// spreading the key over sixteen wins back about three of those four (docs/development.md "The
-// registration's sixteen keys"). Readers must accept a key before any appender takes it, or they
-// would pass over its events: 0009 gives read_live the range (as this release's processes read it
-// too, in postgres-horizon.ts), and 0010 lets appenders take a key of it by their backend's pid.
-// 0010 is applied at once to a new installation and on request to an upgraded one, when no process
-// of an earlier release (reading with the one key) can still be at work; an operator's pause of
-// appends takes every key of the range exclusively, in order (docs/operations.md "Event store
-// operations").
-const SPREAD_KEY = `${String(HORIZON_APPENDERS)} + pg_backend_pid() % ${String(HORIZON_APPENDER_KEYS)}`
+// The registration by the insert's own lock (0009, 0010). Every appender took an advisory lock shared
+// in the events table's statement trigger (0004, 0007): a PL/pgSQL call, a lock-table entry made and
+// freed in a partition every appender shares, and a setting, at every append: 6 % of the appends per
+// second with 8 writers (docs/development.md "The registration by the insert's own lock"). An INSERT
+// already holds a lock that says the same: the events table's RowExclusiveLock, taken while its
+// statement is prepared, before its first row gives the transaction an id, and held to the end of the
+// transaction (a fast-path lock: no shared lock-table entry). So 0009 lets readers accept it beside
+// the advisory lock (read_live here, this release's processes in postgres-horizon.ts), and 0010 makes
+// it the registration. A transaction that had an id before the statement (it wrote before) is
+// registered only if it registered then: register_append() took the table's lock and set the
+// setting, or an earlier INSERT of its own registered it (its events are there, with its id). The
+// trigger's WHEN keeps every other append out of PL/pgSQL. Readers must accept the insert's lock
+// before appenders rely on it alone, or they would pass over their events: 0010 is applied at once
+// to a new installation and on request to an upgraded one, when no process of an earlier release
+// (reading with the advisory lock alone) can still be at work. An operator pauses appends with the
+// table's SHARE lock (docs/operations.md "Event store operations").
+const registerByInsertLock = (s: string): string => `
+create or replace function "${s}".register_append() returns void
+language plpgsql volatile as $fn$
+begin
+  if current_setting('satang.horizon_registered', true) = 'on' then
+    return;
+  end if;
+${refuseUnregistered(s)}  lock table "${s}".events in row exclusive mode;
+  perform set_config('satang.horizon_registered', 'on', true);
+end
+$fn$;
+
+-- Called only for a statement of a transaction that had an id before it (the trigger's WHEN).
+create or replace function "${s}".events_register() returns trigger
+language plpgsql volatile as $fn$
+begin
+  if current_setting('satang.horizon_registered', true) is distinct from 'on'
+     and not exists (select 1 from "${s}".events e where e.tx_id = pg_current_xact_id()) then
+    perform "${s}".register_append(); -- raises, naming the rule
+  end if;
+  return null;
+end
+$fn$;
+
+drop trigger events_register on "${s}".events;
+create trigger events_register before insert on "${s}".events for each statement
+  when (pg_current_xact_id_if_assigned() is not null) execute function "${s}".events_register();
+`
 
 /** The announcement key of a new installation, and its HMAC pads (RFC 2104), the same ones its subscribers check with. */
 const announceKey = (): { key: Buffer; ipad: Buffer; opad: Buffer } => {
@@ -497,12 +528,12 @@ const migrations = (schema: string): ReadonlyArray<Migration> => [
   },
   { name: '0003_anchors', up: async (db) => void (await db.raw(createAnchors(schema))) },
   { name: '0004_horizon', up: async (db) => void (await db.raw(createHorizon(schema))) },
-  { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema, 1))) },
+  { name: '0005_read_live', up: async (db) => void (await db.raw(createReadLive(schema))) },
   { name: '0006_announce', up: async (db) => void (await db.raw(createAnnounce(schema))) },
-  { name: '0007_register_without_executor', up: async (db) => void (await db.raw(registerWithoutExecutor(schema, String(HORIZON_APPENDERS)))) },
+  { name: '0007_register_without_executor', up: async (db) => void (await db.raw(registerWithoutExecutor(schema))) },
   { name: '0008_chain_hash_in_one_array', up: async (db) => void (await db.raw(chainHashInOneArray(schema))) },
-  { name: '0009_read_live_key_range', up: async (db) => void (await db.raw(createReadLive(schema, HORIZON_APPENDER_KEYS, 'create or replace'))) },
-  { name: '0010_spread_appenders', up: async (db) => void (await db.raw(registerWithoutExecutor(schema, SPREAD_KEY))), afterEveryProcessUpgraded: true },
+  { name: '0009_read_live_insert_lock', up: async (db) => void (await db.raw(createReadLive(schema, eventsTable(schema), 'create or replace'))) },
+  { name: '0010_register_by_insert_lock', up: async (db) => void (await db.raw(registerByInsertLock(schema))), afterEveryProcessUpgraded: true },
 ]
 
 /** The migrations in order, for tests that make a log as an earlier release left it (apply a prefix, record its names). */
@@ -535,7 +566,7 @@ export type EventStoreMigrated = { readonly applied: ReadonlyArray<string>; read
 
 /** What to tell the operator about the migrations that wait (`satang up`'s log, `satang migrate`'s output). */
 export const waitingNotice = (waiting: ReadonlyArray<string>): string =>
-  `event store: ${waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --spread-appends`
+  `event store: ${waiting.join(', ')} waits until every satang process reading this log runs this release; then run satang migrate --every-process-upgraded`
 
 /**
  * Creates or upgrades the event store's schema: plain SQL migrations applied in order inside one
