@@ -90,9 +90,12 @@ select h.x::text, t.pid, extract(epoch from clock_timestamp() - a.xact_start)::f
   left join pg_stat_activity a on a.pid = t.pid
  order by h.x`
 
+type Named = { readonly name: string; readonly text: string }
+type HorizonStatements = { readonly horizon: Named; readonly holders: Named }
+
 /** The two statements of one schema's horizon, named per schema (a name stands for one text per connection). */
-const statements = new Map<string, { readonly horizon: { name: string; text: string }; readonly holders: { name: string; text: string } }>()
-const statementsOf = (schema: string): { readonly horizon: { name: string; text: string }; readonly holders: { name: string; text: string } } => {
+const statements = new Map<string, HorizonStatements>()
+const statementsOf = (schema: string): HorizonStatements => {
   let found = statements.get(schema)
   if (found === undefined) {
     const tag = schemaTag(schema)
