@@ -21,7 +21,7 @@ import type { Pool, PoolClient } from 'pg'
 import type { AnchorFailure, AnchorWritten } from '../../application/ports/anchors.ts'
 import type { Position } from '../../application/ports/event-store.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
-import { isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
+import { eventsTable, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
 import { inReadOnlySnapshot } from '../../platform/postgres/snapshot.ts'
 import { makeHeadsDigest, type StreamHead } from './chain.ts'
 import { readHorizon } from './postgres-horizon.ts'
@@ -241,7 +241,7 @@ export const writeAnchor = (
     assertSchema(schema)
     const pageSize = options.pageSize ?? ANCHOR_PAGE_SIZE
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new Error(`writeAnchor: pageSize must be a whole number of at least 1, got ${String(pageSize)}`)
-    const t = `"${schema}".events`
+    const t = eventsTable(schema)
     const client = await pool.connect()
     try {
       await client.query('begin')

@@ -36,7 +36,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Pool, PoolClient } from 'pg'
 import type { EventStoreFailure, Position } from '../../application/ports/event-store.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
-import { isValidSchemaName } from '../../platform/postgres/names.ts'
+import { eventsTable, isValidSchemaName } from '../../platform/postgres/names.ts'
 import { inReadOnlySnapshot } from '../../platform/postgres/snapshot.ts'
 import { pad20 } from './envelope.ts'
 
@@ -216,7 +216,7 @@ const assertChained = async (client: PoolClient, schema: string): Promise<void> 
 
 const walk = async (client: PoolClient, schema: string, options: VerifyOptions): Promise<ChainVerification> => {
   await assertChained(client, schema)
-  const t = `"${schema}".events`
+  const t = eventsTable(schema)
   const pageSize = options.pageSize ?? 5_000
   const firstSql = pageSql(t, true)
   const nextSql = pageSql(t, false)

@@ -33,12 +33,16 @@
  * When nobody is running (xip empty) the horizon is xmax(S1) and `pg_locks` is not read.
  */
 import type { Pool, PoolClient } from 'pg'
-import { HORIZON_APPENDERS, HORIZON_LOCKS, schemaTag } from '../../platform/postgres/names.ts'
+import { eventsTable, HORIZON_APPENDERS, HORIZON_LOCKS, schemaTag } from '../../platform/postgres/names.ts'
 
 type Queryable = Pick<Pool | PoolClient, 'query'>
 
-/** The registration lock of 0004 and 0007, which appenders of an upgraded log hold until 0010. */
-const advisoryRegistration = `a.locktype = 'advisory' and a.classid = ${String(HORIZON_LOCKS)} and a.objid = ${String(HORIZON_APPENDERS)} and a.objsubid = 2`
+/**
+ * The registration of 0004 and 0007, held by appenders of an upgraded log until 0010: the advisory
+ * lock, granted to the backend of transaction `t`. Written as migration 0005's `read_live` has it.
+ */
+const advisoryRegistration = `a.locktype = 'advisory' and a.pid = t.pid and a.granted and a.objsubid = 2
+               and a.classid = ${String(HORIZON_LOCKS)} and a.objid = ${String(HORIZON_APPENDERS)}`
 
 /**
  * What a registered appender holds besides its transaction id: the advisory registration alone (as
@@ -50,10 +54,9 @@ const advisoryRegistration = `a.locktype = 'advisory' and a.classid = ${String(H
  */
 const registration = (events?: string): string =>
   events === undefined
-    ? `a.locktype = 'advisory' and a.pid = t.pid and a.granted and a.objsubid = 2
-               and a.classid = ${String(HORIZON_LOCKS)} and a.objid = ${String(HORIZON_APPENDERS)}`
-    : `a.pid = t.pid and a.granted
-               and ((${advisoryRegistration}) or (a.locktype = 'relation' and a.relation = '${events}'::regclass and a.mode = 'RowExclusiveLock'))`
+    ? advisoryRegistration
+    : `((${advisoryRegistration})
+                or (a.locktype = 'relation' and a.pid = t.pid and a.granted and a.relation = '${events}'::regclass and a.mode = 'RowExclusiveLock'))`
 
 const held = (events?: string): string => `s as materialized (select pg_current_snapshot() as snap),
      l as materialized (
@@ -79,9 +82,6 @@ select case when pg_snapshot_xmin(s.snap) = pg_snapshot_xmax(s.snap) then pg_sna
             else coalesce((select min(h.x) from held h), pg_snapshot_xmax(s.snap)) end::text,
        case when pg_snapshot_xmin(s.snap) = pg_snapshot_xmax(s.snap) then 0 else (select count(*) from held)::int end
   from s`
-
-/** The events table of `schema`, quoted as the horizon's statements name it. */
-export const eventsTable = (schema: string): string => `"${schema}".events`
 
 const holdersSql = (events: string): string => `with ${held(events)}
 select h.x::text, t.pid, extract(epoch from clock_timestamp() - a.xact_start)::float8, a.application_name, a.state

@@ -57,7 +57,7 @@ import type {
 } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
-import { isValidSchemaName, schemaTag } from '../../platform/postgres/names.ts'
+import { eventsTable, isValidSchemaName, schemaTag } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
 import { announcementKeyOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey } from './announcements.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
@@ -310,7 +310,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     { channel: `${schema}_events`, minIntervalMs: config.notifyIntervalMs ?? 1, listenerName, othersListen: () => subscribersElsewhere(), startupWindowMs: 2 * listenerLookupMs },
   )
   const subscriptions = new Set<Subscription>()
-  const t = `"${schema}".events`
+  const t = eventsTable(schema)
   const horizonWarnMs = (config.horizonWarnSeconds ?? 10) * 1000
   const observeDelivery = config.observeDelivery
   const announceRunning = config.announceLimits?.running ?? ANNOUNCE_CONCURRENCY

@@ -42,6 +42,21 @@ export const RELAY_APPLICATION_NAME = 'satang-relay'
 
 const KEEPALIVE_SQL = ['set tcp_keepalives_idle = 5', 'set tcp_keepalives_interval = 2', 'set tcp_keepalives_count = 3', "set statement_timeout = '15s'"]
 
+/**
+ * A heartbeat on the session's connection: each call runs `beat` unless the last one is still waiting
+ * (behind the publishing loop's queries, or on a connection that stopped answering, which the
+ * keepalives and the statement timeout end); the next call after it runs again. So beats never pile up
+ * in the one-at-a-time queue.
+ */
+export const heartbeatOf = (beat: () => Promise<unknown>): (() => void) => {
+  let beating = false
+  return () => {
+    if (beating) return
+    beating = true
+    void beat().finally(() => (beating = false))
+  }
+}
+
 /** Opens a lock session on the database of `pool` (a connection outside the pool). */
 export const openLockSession = async (deps: { readonly pool: Pool; readonly log: Logger }, config: LockSessionConfig): Promise<LockSession> => {
   const client = new Client({ ...deps.pool.options, application_name: config.applicationName.slice(0, 63), keepAlive: true, keepAliveInitialDelayMillis: 5_000 })
@@ -65,16 +80,10 @@ export const openLockSession = async (deps: { readonly pool: Pool; readonly log:
     await client.end().catch((err: unknown) => deps.log.debug({ err }, 'closing a relay lock session that failed to start'))
     throw e
   }
-  // A beat still waiting (behind a slow query, or on a connection that stopped answering) is not
-  // doubled: the keepalives and the statement timeout end it, and the next beat follows it.
-  let beating = false
-  heartbeat = setInterval(() => {
-    if (beating) return
-    beating = true
-    query('select 1')
-      .catch((e: unknown) => markLost(e instanceof Error ? e : new Error(String(e))))
-      .finally(() => (beating = false))
-  }, config.heartbeatMs ?? 2_000)
+  heartbeat = setInterval(
+    heartbeatOf(() => query('select 1').catch((e: unknown) => markLost(e instanceof Error ? e : new Error(String(e))))),
+    config.heartbeatMs ?? 2_000,
+  )
   heartbeat.unref()
 
   const tryAcquire = async (): Promise<boolean> => {

@@ -19,7 +19,7 @@ import type { EventPublisher, PublishFailureKind } from '../../application/ports
 import type { EventStore, Position, ReadItem, RecordedEvent } from '../../application/ports/event-store.ts'
 import type { Logger } from '../../logger.ts'
 import { advanceRelayCheckpoint, claimRelayCheckpoint, clearRelayFailing, readRelayCheckpoint, recordRelayError, writeRelayHeartbeat } from './relay-checkpoint.ts'
-import { openLockSession, RELAY_APPLICATION_NAME, type LockSession } from './relay-lock.ts'
+import { heartbeatOf, openLockSession, RELAY_APPLICATION_NAME, type LockSession } from './relay-lock.ts'
 import { readRelayStatus, type RelayStatus } from './relay-status.ts'
 
 export type RelayErrorKind = PublishFailureKind | 'database' | 'event_log' | 'undecodable_event'
@@ -296,17 +296,11 @@ export const startRelay = (deps: RelayDeps, config: RelayConfig): Relay => {
     log.info({ holder }, 'relay lock taken: this process publishes')
     // The heartbeat in the checkpoint row: other processes (the console, satang relay --status) see the
     // publisher alive from the database, whatever their own configuration.
-    // A beat still queued behind the publishing loop's queries on the session is not doubled.
-    let beating = false
-    const beat = (): void => {
-      if (beating) return
-      beating = true
-      writeRelayHeartbeat(session, schema, topic)
-        .catch((e: unknown) => {
-          if (!session.isLost()) log.warn({ err: e }, 'could not write the relay heartbeat')
-        })
-        .finally(() => (beating = false))
-    }
+    const beat = heartbeatOf(() =>
+      writeRelayHeartbeat(session, schema, topic).catch((e: unknown) => {
+        if (!session.isLost()) log.warn({ err: e }, 'could not write the relay heartbeat')
+      }),
+    )
     beat()
     const heartbeat = setInterval(beat, rowHeartbeatMs)
     heartbeat.unref()

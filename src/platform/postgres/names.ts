@@ -21,6 +21,9 @@ export const STREAM_LOCKS = 1_515_847_681
 export const HORIZON_LOCKS = 1_515_847_686
 export const HORIZON_APPENDERS = 1
 
+/** The event log's table in `schema`, quoted as statements name it. */
+export const eventsTable = (schema: string): string => `"${schema}".events`
+
 /**
  * A short tag of a schema's name (FNV-1a, base 36), for the names of prepared statements and
  * sessions that must differ between schemas of one database.

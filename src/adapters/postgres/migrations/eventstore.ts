@@ -6,10 +6,10 @@ import type { Knex } from 'knex'
 import type { EventStoreFailure } from '../../../application/ports/event-store.ts'
 import type { Logger } from '../../../logger.ts'
 import { isRetriablePgError } from '../../../platform/postgres/errors.ts'
-import { HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
+import { eventsTable, HORIZON_APPENDERS, HORIZON_LOCKS, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS, STREAM_LOCKS } from '../../../platform/postgres/names.ts'
 import { grantEventStoreToServiceSql, isValidRoleName } from '../../../platform/postgres/roles.ts'
 import { announcementKeyOf } from '../../eventstore/announcements.ts'
-import { eventsTable, horizonSql } from '../../eventstore/postgres-horizon.ts'
+import { horizonSql } from '../../eventstore/postgres-horizon.ts'
 
 // The lock that serialises concurrent migrations of one database.
 const MIGRATION_LOCK = [SERVICE_LOCKS, SERVICE_LOCK.eventStoreMigrations] as const
