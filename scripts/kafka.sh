@@ -203,6 +203,12 @@ make_secure_material() {
   chmod 644 "$ca_file"
 }
 
+# One argument as a line of a java launcher argument file: quoted, with \ and " escaped.
+argfile_line() {
+  local v=${1//\\/\\\\}
+  printf '"%s"\n' "${v//\"/\\\"}"
+}
+
 # shellcheck disable=SC2086 # $heap holds several options
 java_cmd() { java $heap -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile="$log_config" -cp "$libs/*" "$@"; }
 
@@ -224,10 +230,27 @@ start() {
   if [ ! -f "$data_dir/meta.properties" ]; then
     say "formatting storage in $data_dir (SCRAM-SHA-512 and SCRAM-SHA-256 user $scram_user)"
     mkdir -p "$data_dir"
-    java_cmd kafka.tools.StorageTool format -t "$(java_cmd kafka.tools.StorageTool random-uuid)" -c "$props" \
-      --add-scram "SCRAM-SHA-512=[name=$scram_user,password=$(cat "$password_file")]" \
-      --add-scram "SCRAM-SHA-256=[name=$scram_user,password=$(cat "$password_file")]" >"$run_dir/format.log" 2>&1 ||
+    local cluster_id argfile="$secure_dir/format.args" password a
+    cluster_id=$(java_cmd kafka.tools.StorageTool random-uuid)
+    # The SCRAM password reaches the JVM in an argument file readable by us only (the java launcher reads
+    # @files, main class and arguments alike), never on a command line, which any local user can read
+    # in /proc while the format runs. The file is made anew (noclobber: not through a link) and removed.
+    password=$(cat "$password_file")
+    rm -f "$argfile"
+    (
+      umask 077
+      set -C
+      for a in kafka.tools.StorageTool format -t "$cluster_id" -c "$props" \
+        --add-scram "SCRAM-SHA-512=[name=$scram_user,password=$password]" \
+        --add-scram "SCRAM-SHA-256=[name=$scram_user,password=$password]"; do
+        argfile_line "$a"
+      done >"$argfile"
+    ) || fail "could not write $argfile"
+    if ! java_cmd "@$argfile" >"$run_dir/format.log" 2>&1; then
+      rm -f "$argfile"
       fail "formatting the storage failed: $(tail -n 5 "$run_dir/format.log")"
+    fi
+    rm -f "$argfile"
     echo "$scram_user" >"$secure_dir/scram-user"
     echo "scram-sha-512 scram-sha-256" >"$secure_dir/scram-mechanisms"
   elif [ "$(cat "$secure_dir/scram-user" 2>/dev/null)" != "$scram_user" ]; then

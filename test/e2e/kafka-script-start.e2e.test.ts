@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { Kafka, logLevel } from 'kafkajs'
 import { runKafkaScript, scriptBrokerSkipReason } from '../support/kafka.ts'
 import { freePortRun } from '../support/ports.ts'
 
@@ -13,6 +14,10 @@ import { freePortRun } from '../support/ports.ts'
 // failed the start and left the broker starting behind it (a flaky failure of the readiness test's
 // broker restart). Here a `java` first on PATH holds the moment open for a second before it becomes
 // the real java, with the same pid, for the broker only.
+//
+// The same shim writes down every java command line the script runs: the format that creates the
+// SCRAM user takes its password from an argument file, so no command line (which any local user can
+// read in /proc) carries it, and the secure listener then takes that password.
 
 const kafkaSkip = await scriptBrokerSkipReason()
 if (kafkaSkip !== undefined) console.info(`scripts/kafka.sh start test skipped: ${kafkaSkip}`)
@@ -20,6 +25,29 @@ if (kafkaSkip !== undefined) console.info(`scripts/kafka.sh start test skipped: 
 describe.skipIf(kafkaSkip !== undefined)('scripts/kafka.sh start', () => {
   const dir = mkdtempSync(join(tmpdir(), 'satang-kafka-start-'))
   const runDir = join(dir, 'run')
+  const commandLines = join(dir, 'java-command-lines')
+  let securePort = 0
+  /** Whether a kafkajs admin client logs in to the secure listener as satang with `password`. */
+  const logsIn = async (mechanism: 'scram-sha-512' | 'scram-sha-256', password: string): Promise<boolean> => {
+    const kafka = new Kafka({
+      clientId: 'kafka-script-start-test',
+      brokers: [`127.0.0.1:${String(securePort)}`],
+      ssl: { ca: [readFileSync(join(runDir, 'secure', 'ca.pem'), 'utf8')], rejectUnauthorized: true },
+      sasl: mechanism === 'scram-sha-512' ? { mechanism, username: 'satang', password } : { mechanism, username: 'satang', password },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+      connectionTimeout: 10_000,
+    })
+    const admin = kafka.admin()
+    try {
+      await admin.connect()
+      return (await admin.describeCluster()).brokers.length === 1
+    } catch {
+      return false
+    } finally {
+      await admin.disconnect()
+    }
+  }
   let env: NodeJS.ProcessEnv = {}
   afterAll(async () => {
     await runKafkaScript(['stop'], env)
@@ -37,6 +65,7 @@ describe.skipIf(kafkaSkip !== undefined)('scripts/kafka.sh start', () => {
     writeFileSync(
       shim,
       `#!/bin/bash
+printf '%s\\n' "$*" >>${JSON.stringify(commandLines)}
 case " $* " in
   *" kafka.Kafka "*)
     args=$(mktemp)
@@ -50,6 +79,7 @@ exec ${realJava} "$@"
     )
     chmodSync(shim, 0o755)
     const port = await freePortRun(3)
+    securePort = port + 2
     env = { SATANG_KAFKA_PORT: String(port), SATANG_KAFKA_RUN_DIR: runDir, PATH: `${shims}:${process.env['PATH'] ?? ''}` }
     const started = await runKafkaScript(['start'], env)
     expect(started.output).not.toMatch(/exited during start-up/)
@@ -59,4 +89,24 @@ exec ${realJava} "$@"
     expect(status.code, status.output).toBe(0)
     expect(status.output).toMatch(/running \(pid \d+\)/)
   }, 180_000)
+
+  it('formats the storage with the SCRAM password in an argument file, on no command line, and the secure listener takes it', async () => {
+    const password = readFileSync(join(runDir, 'secure', 'scram-password'), 'utf8').trim()
+    const keystorePassword = readFileSync(join(runDir, 'secure', 'keystore-password'), 'utf8').trim()
+    expect(password).toMatch(/^[0-9a-f]{48}$/)
+    const lines = readFileSync(commandLines, 'utf8').trim().split('\n')
+    expect(lines.some((l) => l.includes(`@${join(runDir, 'secure', 'format.args')}`)), lines.join('\n')).toBe(true)
+    expect(lines.some((l) => l.includes(' kafka.Kafka '))).toBe(true)
+    for (const l of lines) {
+      expect(l).not.toContain(password)
+      expect(l).not.toContain(keystorePassword)
+    }
+    expect(existsSync(join(runDir, 'secure', 'format.args'))).toBe(false)
+    // The format made the SCRAM user: a client of the secure listener logs in with that password
+    // (both mechanisms), and not with another.
+    for (const mechanism of ['scram-sha-512', 'scram-sha-256'] as const) {
+      expect(await logsIn(mechanism, password)).toBe(true)
+      expect(await logsIn(mechanism, 'not-the-password')).toBe(false)
+    }
+  }, 60_000)
 })
