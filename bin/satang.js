@@ -12,18 +12,14 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import module from 'node:module'
 import { fileURLToPath } from 'node:url'
-
-const recentEnough = (version) => {
-  const [major, minor] = version.split('.').map(Number)
-  return major > 22 || (major === 22 && minor >= 18)
-}
+import { MINIMUM_NODE, recentEnough } from './node-version.js'
 
 if (!recentEnough(process.versions.node)) {
   const bundled = fileURLToPath(new URL(`../node_modules/node-${process.platform}-${process.arch}/bin/node`, import.meta.url))
   if (!existsSync(bundled)) {
     process.stderr.write(
-      `satang needs Node.js >= 22.18 (this is ${process.version}) and found no Node 24 of its own at ${bundled}; ` +
-        'run `npm ci` in the satang folder (it installs one on linux x64), or put Node >= 22.18 first on PATH (README "Requirements")\n',
+      `satang needs Node.js >= ${MINIMUM_NODE} (this is ${process.version}) and found no Node 24 of its own at ${bundled}; ` +
+        `run \`npm ci\` in the satang folder (it installs one on linux x64), or put Node >= ${MINIMUM_NODE} first on PATH (README "Requirements")\n`,
     )
     process.exit(1)
   }
