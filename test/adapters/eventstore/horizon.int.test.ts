@@ -366,7 +366,7 @@ const liveBelow = async (c: Pick<Client, 'query'>, s: string): Promise<bigint> =
   BigInt((await c.query<{ below: string }>(`select o_tx_id as below from "${s}".read_live('0'::xid8, 0, 0, null) limit 1`)).rows[0]?.below ?? '0')
 
 describe('the registration by the insert\'s own lock (migrations 0009 and 0010)', () => {
-  it('readers wait for a transaction with an id that holds the events table\'s RowExclusiveLock or the advisory registration (readHorizon, horizonHolders, read_live), and not for one holding another table\'s, another schema\'s events or another advisory key', async () => {
+  it('readers wait for a transaction with an id that holds the events table\'s RowExclusiveLock (taken by LOCK TABLE, or by an UPDATE or DELETE that matched no row) or the advisory registration (readHorizon, horizonHolders, read_live), and not for one holding another table\'s, another schema\'s events or another advisory key', async () => {
     const other = await freshEventStoreSchema('horizon_other')
     const c = new Client({ connectionString: schema.url })
     const r = new Client({ connectionString: schema.url })
@@ -374,6 +374,9 @@ describe('the registration by the insert\'s own lock (migrations 0009 and 0010)'
     await r.connect()
     const holds: ReadonlyArray<readonly [string, string, boolean]> = [
       ['this log\'s events, row exclusive', `lock table "${schema.schema}".events in row exclusive mode`, true],
+      // No row matched, so no trigger refused them: each holds the table's RowExclusiveLock to its end.
+      ['an update of this log\'s events that matched no row', `update "${schema.schema}".events set type = type where false`, true],
+      ['a delete from this log\'s events that matched no row', `delete from "${schema.schema}".events where false`, true],
       ['the advisory registration (0004, 0007)', 'select pg_advisory_xact_lock_shared(1515847686, 1)', true],
       ['another advisory key of the class', 'select pg_advisory_xact_lock_shared(1515847686, 2)', false],
       ['this log\'s events, access share', `lock table "${schema.schema}".events in access share mode`, false],
