@@ -6,6 +6,7 @@ import type { OpenCreates, Projected, QuarantineClaim, QuarantinedKept, ReadMode
 import type { Refund } from '../domain/refund/index.ts'
 import type { Subscription } from '../domain/subscription/index.ts'
 import { isRetriablePgError, sqlStateOf } from '../platform/postgres/errors.ts'
+import { inReadOnlySnapshot } from '../platform/postgres/snapshot.ts'
 import { AUDIT_LOG, AUDIT_LOG_PROJECTION_NAME } from './audit-log/projection.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { paymentViewOfRow } from './orders/projection.ts'
@@ -73,21 +74,15 @@ export const makeReadModelQueries = (rm: ReadModels): ReadModelQueries => {
     return value === null ? undefined : { value, position: row.last_event_position }
   }
 
-  const openCreates = async (): Promise<OpenCreates> => {
-    const client = await rm.pool.connect()
-    try {
-      // One snapshot for both: the rows are exactly the events up to the checkpoint.
-      await client.query('begin isolation level repeatable read read only')
+  // One snapshot for both: the rows are exactly the events up to the checkpoint.
+  const openCreates = (): Promise<OpenCreates> =>
+    inReadOnlySnapshot(rm.pool, async (client) => {
       const cp = (await readCheckpoints(client, rm.schema, ['orders'])).get('orders')
       if (cp === undefined) throw new Error('the orders projection has no checkpoint row')
       if (cp.failure !== null) throw new Error(`the orders projection is stopped: ${cp.failure.message}`)
       const rows = await client.query<{ stream_name: string }>(`select stream_name from ${qualified(rm.schema, 'orders')} where outcome_unknown`)
       return { streams: new Set(rows.rows.map((r) => r.stream_name)), checkpoint: cp.position ?? undefined }
-    } finally {
-      await client.query('rollback').catch(() => undefined)
-      client.release()
-    }
-  }
+    })
 
   const auditEvents = async (stream: string): Promise<ReadonlyArray<RecordedEvent>> => {
     const r = await rm.pool.query(
@@ -101,11 +96,9 @@ export const makeReadModelQueries = (rm: ReadModels): ReadModelQueries => {
     return decoded.right.map((row) => recordedOfRow(stream, row))
   }
 
-  const quarantinedNaming = async (claim: QuarantineClaim): Promise<QuarantinedKept> => {
-    const client = await rm.pool.connect()
-    try {
-      // One snapshot: the rows are exactly the audit log's up to its checkpoint.
-      await client.query('begin isolation level repeatable read read only')
+  // One snapshot: the rows are exactly the audit log's up to its checkpoint.
+  const quarantinedNaming = (claim: QuarantineClaim): Promise<QuarantinedKept> =>
+    inReadOnlySnapshot(rm.pool, async (client) => {
       const cp = (await readCheckpoints(client, rm.schema, [AUDIT_LOG_PROJECTION_NAME])).get(AUDIT_LOG_PROJECTION_NAME)
       const column = CLAIM_COLUMNS[claim.kind]
       const r = await client.query(
@@ -120,11 +113,7 @@ export const makeReadModelQueries = (rm: ReadModels): ReadModelQueries => {
       const decoded = QuarantinedRows.decode(r.rows)
       if (E.isLeft(decoded)) throw new Error(`audit_log: unexpected quarantine rows for ${claim.kind} ${claim.id}`)
       return { events: decoded.right.map((row) => recordedOfRow(row.stream_name, row)), checkpoint: cp?.position ?? undefined }
-    } finally {
-      await client.query('rollback').catch(() => undefined)
-      client.release()
-    }
-  }
+    })
 
   return {
     paymentView: (stream) => attempt('paymentView', () => stateOf('orders', stream, paymentViewOfRow)),
