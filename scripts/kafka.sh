@@ -4,7 +4,9 @@
 # through Maven (cached); it runs on the machine's Java 17+.
 #
 #   scripts/kafka.sh start     fetch the jars if needed, format storage once, start in the background,
-#                              wait until the broker answers; prints the bootstrap address
+#                              wait until the broker answers; prints the bootstrap address (a broker
+#                              already running is left as it is: it says when its configuration is not
+#                              what it would start it with now, which a stop and start applies)
 #   scripts/kafka.sh stop      stop the broker this script started (only its own PID)
 #   scripts/kafka.sh status    exit 0 when our broker is running and answering, 1 otherwise
 #   scripts/kafka.sh fetch     only download the jars
@@ -120,12 +122,9 @@ POM
   touch "$libs/.complete"
 }
 
-write_config() {
-  mkdir -p "$run_dir"
-  # It holds the keystore's password and the SASL password (PLAIN reads it from here): readable by us only.
-  rm -f "$props"
-  (umask 077 && : >"$props")
-  cat >>"$props" <<PROPS
+# The broker's server.properties as this script writes it now, on stdout (it holds passwords: never to a terminal or a log).
+broker_properties() {
+  cat <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@$host:$controller_port
@@ -157,6 +156,14 @@ num.network.threads=2
 num.io.threads=2
 auto.create.topics.enable=false
 PROPS
+}
+
+write_config() {
+  mkdir -p "$run_dir"
+  # It holds the keystore's password and the SASL password (PLAIN reads it from here): readable by us only.
+  rm -f "$props"
+  (umask 077 && : >"$props")
+  broker_properties >>"$props"
   cat >"$log_config" <<LOG
 status = warn
 appender.file.type = File
@@ -216,6 +223,11 @@ start() {
   if pid=$(our_pid); then
     answers "$port" && {
       say "already running (pid $pid) on $host:$port"
+      # It keeps the configuration it was started with (server.properties) until it is restarted: say
+      # so when this script, or its settings, would now start it with another.
+      if [ -f "$password_file" ] && [ -f "$keystore_password_file" ] && ! cmp -s "$props" <(broker_properties); then
+        say "its configuration is not what this script would start it with now (an older scripts/kafka.sh, or other settings): scripts/kafka.sh stop, then start, to apply it"
+      fi
       echo "$host:$port"
       return 0
     }

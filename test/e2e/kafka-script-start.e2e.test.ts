@@ -90,6 +90,25 @@ exec ${realJava} "$@"
     expect(status.output).toMatch(/running \(pid \d+\)/)
   }, 180_000)
 
+  it('started again while it runs: answers with the running broker, and says when its configuration is not what the script would start it with now', async () => {
+    const again = await runKafkaScript(['start'], env)
+    expect(again.code, again.output).toBe(0)
+    expect(again.output).toMatch(/already running \(pid \d+\)/)
+    expect(again.output).not.toMatch(/configuration is not what/)
+    // As a broker started by an older script: a line its server.properties had that this script no longer writes.
+    const props = join(runDir, 'server.properties')
+    const before = readFileSync(props, 'utf8')
+    writeFileSync(props, `${before}log.retention.hours=1\n`)
+    try {
+      const stale = await runKafkaScript(['start'], env)
+      expect(stale.code, stale.output).toBe(0)
+      expect(stale.output).toMatch(/configuration is not what this script would start it with now .*scripts\/kafka\.sh stop, then start/)
+      expect(stale.output).not.toContain(readFileSync(join(runDir, 'secure', 'scram-password'), 'utf8').trim())
+    } finally {
+      writeFileSync(props, before)
+    }
+  }, 60_000)
+
   it('formats the storage with the SCRAM password in an argument file, on no command line, and the secure listener takes it', async () => {
     const password = readFileSync(join(runDir, 'secure', 'scram-password'), 'utf8').trim()
     const keystorePassword = readFileSync(join(runDir, 'secure', 'keystore-password'), 'utf8').trim()
