@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Kafka, logLevel } from 'kafkajs'
+import { Kafka, logLevel, type SASLOptions } from 'kafkajs'
 import { runKafkaScript, scriptBrokerSkipReason } from '../support/kafka.ts'
 import { freePortRun } from '../support/ports.ts'
 
@@ -27,13 +27,18 @@ describe.skipIf(kafkaSkip !== undefined)('scripts/kafka.sh start', () => {
   const runDir = join(dir, 'run')
   const commandLines = join(dir, 'java-command-lines')
   let securePort = 0
-  /** Whether a kafkajs admin client logs in to the secure listener as satang with `password`. */
-  const logsIn = async (mechanism: 'scram-sha-512' | 'scram-sha-256', password: string): Promise<boolean> => {
+  /** satang's SCRAM logins with `password`, one per mechanism the format made. */
+  const scramLogins = (password: string): ReadonlyArray<SASLOptions> => [
+    { mechanism: 'scram-sha-512', username: 'satang', password },
+    { mechanism: 'scram-sha-256', username: 'satang', password },
+  ]
+  /** Whether a kafkajs admin client logs in to the secure listener with `sasl`. */
+  const logsIn = async (sasl: SASLOptions): Promise<boolean> => {
     const kafka = new Kafka({
       clientId: 'kafka-script-start-test',
       brokers: [`127.0.0.1:${String(securePort)}`],
       ssl: { ca: [readFileSync(join(runDir, 'secure', 'ca.pem'), 'utf8')], rejectUnauthorized: true },
-      sasl: mechanism === 'scram-sha-512' ? { mechanism, username: 'satang', password } : { mechanism, username: 'satang', password },
+      sasl,
       logLevel: logLevel.NOTHING,
       retry: { retries: 0 },
       connectionTimeout: 10_000,
@@ -123,9 +128,7 @@ exec ${realJava} "$@"
     expect(existsSync(join(runDir, 'secure', 'format.args'))).toBe(false)
     // The format made the SCRAM user: a client of the secure listener logs in with that password
     // (both mechanisms), and not with another.
-    for (const mechanism of ['scram-sha-512', 'scram-sha-256'] as const) {
-      expect(await logsIn(mechanism, password)).toBe(true)
-      expect(await logsIn(mechanism, 'not-the-password')).toBe(false)
-    }
+    for (const sasl of scramLogins(password)) expect({ mechanism: sasl.mechanism, loggedIn: await logsIn(sasl) }).toEqual({ mechanism: sasl.mechanism, loggedIn: true })
+    for (const sasl of scramLogins('not-the-password')) expect({ mechanism: sasl.mechanism, loggedIn: await logsIn(sasl) }).toEqual({ mechanism: sasl.mechanism, loggedIn: false })
   }, 60_000)
 })

@@ -354,6 +354,8 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
   }
   /** One statement on a connection of the pool (see `withConnection`). */
   const query = (config: QueryArrayConfig): Promise<ReadonlyArray<ReadonlyArray<unknown>>> => withConnection((client) => rowsOf(client, config))
+  /** This log's horizon now, on a connection of the pool (postgres-horizon.ts). */
+  const horizonNow = (): Promise<Horizon> => withConnection((client) => readHorizon(client, schema))
 
   // Named statements are parsed once per connection; the name includes a hash of the schema.
   const sql = {
@@ -754,7 +756,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
 
   const readPage = (cursor: Cursor, maxCount: number, prefix: string | undefined): TE.TaskEither<EventStoreFailure, ReadonlyArray<ReadItem>> =>
     TE.tryCatch(async () => {
-      const { below } = await withConnection((c) => readHorizon(c, schema))
+      const { below } = await horizonNow()
       const rows =
         prefix === undefined
           ? await query({ ...sql.readAll, values: [cursor.txId, cursor.position, maxCount, below], rowMode: 'array' })
@@ -814,7 +816,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         log.warn('the event store schema predates read_live (migration 0005): live reads take two round trips until `satang migrate` runs')
       }
     }
-    const horizon = await withConnection((c) => readHorizon(c, schema))
+    const horizon = await horizonNow()
     return { horizon, page: await subscriptionPage(cursor, prefix, horizon.below, limit) }
   }
 
@@ -1131,7 +1133,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       TE.fromEither(decodePosition(from)),
       TE.flatMap((cursor): TE.TaskEither<ReadError, number> =>
         TE.tryCatch(async () => {
-          const { below } = await withConnection((c) => readHorizon(c, schema))
+          const { below } = await horizonNow()
           const rows = await query({ ...sql.countAfter, values: [cursor.txId, cursor.position, Math.max(0, Math.floor(cap)), below], rowMode: 'array' })
           return Number(rows[0]?.[0] ?? 0)
         }, failure('countAfter')),
