@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import * as E from 'fp-ts/lib/Either.js'
 import { Pool } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makePostgresEventStore } from '../../src/adapters/eventstore/postgres.ts'
@@ -8,6 +9,10 @@ import { reconcile, type ReconcileRequest } from '../../src/jobs/reconcile/recon
 import { silentLogger } from '../../src/logger.ts'
 import { statusTables } from '../../src/main.ts'
 import { makeReconcileDeps, reconcilePolicyOf } from '../../src/composition/reconciliation.ts'
+import { anchorKeyIdOf, writeAnchor } from '../../src/adapters/eventstore/anchors.ts'
+import type { AnchorWriter } from '../../src/application/ports/anchors.ts'
+import { generateKeyPairSync } from 'node:crypto'
+import { capturingLogger } from '../support/log-lines.ts'
 import { clientFor, control, MERCHANT_ID } from '../sandbox/support.ts'
 import { startSatangWithSandbox, type SatangWithSandbox } from '../support/satang-with-sandbox.ts'
 
@@ -67,10 +72,42 @@ describe('sweeps of pending items', () => {
     expect(await sweep()).toMatchObject({ _tag: 'Right', right: { recorded: false, report: { counts: { checked: 0 } } } })
     expect(await runStreams()).toBe(1)
   })
+  it('anchors the log after a sweep that recorded a run, and not after one that changed nothing (no wait for an anchor that cannot come, no warning)', async () => {
+    // The writer of `satang up`'s scheduler, counted: a sweep that records nothing has nothing new to
+    // anchor, and waiting for an anchor that can never come cost 10 s and warned that the run's events
+    // "did not become readable" on every idle sweep.
+    const { privateKey } = generateKeyPairSync('ed25519')
+    const key = { privateKey, keyId: anchorKeyIdOf(privateKey) }
+    const reasons: string[] = []
+    const anchors: AnchorWriter = {
+      write: (reason) => {
+        reasons.push(reason)
+        return writeAnchor(pool, 'eventstore', key, reason)
+      },
+    }
+    const { log, lines } = capturingLogger('warn')
+    const anchored = makeReconcileDeps({ config: t.config, store, db: { pool }, gateway: clientFor(t.sandbox), merchantId: MERCHANT_ID, statusTables: statusTables(t.config), log, newId: randomUUID, anchors })
+    const sweepAnchored = (): ReturnType<typeof reconcile> => reconcile(anchored, { scope: { kind: 'sweep', minAgeMs: 0 }, concurrency: 4, dryRun: false, trigger: 'scheduler', actor: null, policy: reconcilePolicyOf(t.config) })
+    const anchorCount = async (): Promise<number> => Number((await pool.query<{ n: string }>('select count(*)::text as n from eventstore.anchors')).rows[0]?.n ?? '0')
+
+    await paidUnnoticed('SW-ANCHOR')
+    const before = await anchorCount()
+    const healed = await sweepAnchored()
+    expect(healed).toMatchObject({ _tag: 'Right', right: { recorded: true } })
+    const runId = E.isRight(healed) ? healed.right.runId : ''
+    expect(reasons).toEqual([`reconciliation run ${runId}`])
+    expect(await anchorCount()).toBe(before + 1)
+
+    expect(await sweepAnchored()).toMatchObject({ _tag: 'Right', right: { recorded: false } })
+    expect(reasons).toHaveLength(1)
+    expect(await anchorCount()).toBe(before + 1)
+    expect(lines.join('')).not.toContain('did not become readable')
+  })
   it('a sweep that only finds items still legitimately pending records no run', async () => {
+    const runsBefore = await runStreams()
     const r = await t.api('POST', '/v1/checkouts', { merchant_order_id: 'SW-WAIT', order_amount: '80', order_currency: 'THB', order_desc: 'Noodles', customer: { merchant_user_id: 'u-2' } })
     expect(r.status).toBe(201)
     expect(await sweep()).toMatchObject({ _tag: 'Right', right: { recorded: false, verdict: 'reconciled_with_pending', report: { counts: { checked: 1, pending: 1 } } } })
-    expect(await runStreams()).toBe(1)
+    expect(await runStreams()).toBe(runsBefore)
   })
 })

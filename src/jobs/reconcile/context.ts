@@ -22,7 +22,7 @@ export type ReconcileDeps = {
   readonly log: Logger
   /** Resolves once the read models have applied the log as it stands when called. */
   readonly readModelsCaughtUp: () => Promise<void>
-  /** Called after every completed run (not a dry run): writes an anchor of the log (docs/audit.md "Tamper evidence"). Its failure is logged, never the run's. */
+  /** Called after every completed run that recorded events (not a dry run, nor a sweep that changed nothing): writes an anchor of the log (docs/audit.md "Tamper evidence"). Its failure is logged, never the run's. */
   readonly afterRun?: (runId: string) => Promise<void>
 }
 

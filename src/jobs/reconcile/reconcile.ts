@@ -167,7 +167,9 @@ export const reconcile = async (deps: ReconcileDeps, req: ReconcileRequest): Pro
   }
   try {
     const result = await runUnderLock(deps, req, log)
-    if (E.isRight(result) && !req.dryRun && deps.afterRun !== undefined) await deps.afterRun(result.right.runId)
+    // Only a run that recorded events has something for `afterRun` (an anchor) to cover: a sweep that
+    // changed nothing records nothing, and a dry run never does.
+    if (E.isRight(result) && result.right.recorded && deps.afterRun !== undefined) await deps.afterRun(result.right.runId)
     return result
   } catch (e) {
     if (e instanceof ItemStoreFailed || e instanceof RunStoreFailed) return E.left(failure(e.message))
