@@ -17,7 +17,7 @@ const hhmm = (minutes: number): string => `${String(Math.floor(minutes / 60)).pa
 export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRole> => {
   const { config, log } = ctx
   const on = config.SATANG_RECONCILE_SCHEDULER === 'on'
-  // Anchors of the PostgreSQL log: every SATANG_ANCHOR_INTERVAL_MINUTES and after every run.
+  // Anchors of the PostgreSQL log: every SATANG_ANCHOR_INTERVAL_MINUTES and after every run that records events.
   const anchors = config.SATANG_EVENT_STORE === 'postgres' ? await makeAnchorWriter(config, ctx.db, log) : undefined
   const interval = config.SATANG_ANCHOR_INTERVAL_MINUTES * 60_000
   const anchorJob = anchors === undefined ? undefined : startAnchorJob({ writer: anchors, log }, { intervalMs: interval, firstAfterMs: Math.min(interval, 10_000) })
@@ -64,7 +64,7 @@ export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRo
         : 'reconciliation scheduler off (SATANG_RECONCILE_SCHEDULER=off): run satang reconcile',
       anchors === undefined
         ? 'anchors: none (the EventStoreDB log is protected by its own access control; docs/audit.md "Tamper evidence")'
-        : `anchors of the event log ${interval > 0 ? `every ${String(config.SATANG_ANCHOR_INTERVAL_MINUTES)} min and ` : ''}after every reconciliation run, signed with ${anchors.keyPath}${anchors.generated ? ' (generated now)' : ''}${config.SATANG_ANCHOR_FILE === undefined ? '' : `, also appended to ${config.SATANG_ANCHOR_FILE}`}`,
+        : `anchors of the event log ${interval > 0 ? `every ${String(config.SATANG_ANCHOR_INTERVAL_MINUTES)} min and ` : ''}after every reconciliation run that records events, signed with ${anchors.keyPath}${anchors.generated ? ' (generated now)' : ''}${config.SATANG_ANCHOR_FILE === undefined ? '' : `, also appended to ${config.SATANG_ANCHOR_FILE}`}`,
     ],
     stop: async () => {
       stopping.abort()
