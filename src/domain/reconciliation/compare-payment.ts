@@ -1,5 +1,5 @@
 import type { NotFound, PaymentAnswer, PaymentRecordAnswer } from './answer.ts'
-import { absDiff, breakOf, elapsed, heal, matched, pending, unchecked, type ComparePolicy, type Comparison } from './comparison.ts'
+import { absDiff, amountIn, breakOf, elapsed, gatewayAmount, heal, matched, pending, unchecked, type ComparePolicy, type Comparison } from './comparison.ts'
 import type { PaymentItem } from './item.ts'
 
 /** Whether satang holds a final status the status table knows. */
@@ -23,7 +23,7 @@ const notFound = (item: PaymentItem, answer: NotFound, policy: ComparePolicy): C
 const refundsWithin = (item: PaymentItem): Comparison => {
   const paid = item.status !== null && item.status.final && item.status.outcome === 'succeeded' ? item.amount : 0n
   return item.refunded > paid
-    ? breakOf('refund_exceeds_payment', item.refunded - paid, `refunds ${item.refundIds.join(', ')} total ${item.refunded.toString()} satang; the order paid ${paid.toString()}`)
+    ? breakOf('refund_exceeds_payment', item.refunded - paid, `refunds ${item.refundIds.join(', ')} total ${amountIn(item.refunded, item.currency)}; the order paid ${amountIn(paid, item.currency)}`)
     : matched
 }
 
@@ -33,7 +33,7 @@ const found = (item: PaymentItem, answer: PaymentRecordAnswer, policy: ComparePo
   }
   if (answer.currency !== item.currency) return breakOf('currency_mismatch', item.amount, `satang ${item.currency}, gateway ${answer.currency}`)
   if (answer.amount === null || answer.amount !== item.amount) {
-    return breakOf('amount_mismatch', answer.amount === null ? item.amount : absDiff(answer.amount, item.amount), `satang ${item.amount.toString()} satang, gateway ${answer.amountText}`)
+    return breakOf('amount_mismatch', answer.amount === null ? item.amount : absDiff(answer.amount, item.amount), `satang recorded ${amountIn(item.amount, item.currency)}; the gateway answers ${gatewayAmount(answer.amount, answer.amountText, answer.currency)}`)
   }
   if (!answer.status.known) return breakOf('unknown_status', item.amount, `the gateway reports status ${answer.status.code}, which no status table knows`)
   if (item.status !== null && finalIn(item)) {

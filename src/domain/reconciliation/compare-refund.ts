@@ -1,5 +1,5 @@
 import type { NotFound, RefundAnswer, RefundRecordAnswer } from './answer.ts'
-import { absDiff, breakOf, elapsed, heal, matched, pending, unchecked, type ComparePolicy, type Comparison } from './comparison.ts'
+import { absDiff, amountIn, breakOf, elapsed, gatewayAmount, heal, matched, pending, unchecked, type ComparePolicy, type Comparison } from './comparison.ts'
 import type { RefundItem } from './item.ts'
 
 const stakeOf = (item: RefundItem, answer?: RefundRecordAnswer): bigint => item.recorded?.amount ?? answer?.amount ?? 0n
@@ -26,7 +26,7 @@ const found = (item: RefundItem, answer: RefundRecordAnswer, policy: ComparePoli
   const currency = item.recorded?.currency ?? item.orderCurrency
   if (currency !== null && answer.currency !== currency) return breakOf('currency_mismatch', stake, `satang ${currency}, gateway ${answer.currency}`)
   if (item.recorded !== null && answer.amount !== item.recorded.amount) {
-    return breakOf('amount_mismatch', answer.amount === null ? stake : absDiff(answer.amount, item.recorded.amount), `satang ${item.recorded.amount.toString()} satang, gateway ${answer.amountText}`)
+    return breakOf('amount_mismatch', answer.amount === null ? stake : absDiff(answer.amount, item.recorded.amount), `satang recorded ${amountIn(item.recorded.amount, item.recorded.currency)}; the gateway answers ${gatewayAmount(answer.amount, answer.amountText, answer.currency)}`)
   }
   if (!answer.status.known) return breakOf('unknown_status', stake, `the gateway reports refund status ${answer.status.code}, which no status table knows`)
   if (item.status !== null && item.status.final) {

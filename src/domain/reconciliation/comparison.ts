@@ -1,3 +1,4 @@
+import { formatAmount } from '../money.ts'
 import type { BreakClass } from './break-class.ts'
 
 /** How long satang waits before a "not found" or a pending status is a break (configurable). */
@@ -39,3 +40,12 @@ export const absDiff = (a: bigint, b: bigint): bigint => (a > b ? a - b : b - a)
 
 /** Whether `ms` have passed from `since` to `asOf`. */
 export const elapsed = (since: Date, asOf: Date, ms: number): boolean => asOf.getTime() - since.getTime() >= ms
+
+/**
+ * An amount in a break's detail, in baht with its currency (`2025n`, `THB` → `20.25 THB`): the detail is
+ * read by people beside amounts the gateway wrote in baht, so it never mixes in counts of satang.
+ */
+export const amountIn = (satang: bigint, currency: string): string => `${formatAmount(satang)} ${currency}`
+
+/** What the gateway answered for an amount: its text, said to be no amount when it did not parse. */
+export const gatewayAmount = (amount: bigint | null, text: string, currency: string): string => (amount === null ? `"${text}", which is not an amount` : amountIn(amount, currency))

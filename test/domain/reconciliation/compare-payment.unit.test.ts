@@ -51,8 +51,8 @@ describe('the gateway has the order', () => {
 
   it('another currency, another amount, an unreadable amount, an unknown status: each named', () => {
     expect(comparePayment(aPaidItem(), found({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Break', class: 'currency_mismatch', amountAtStake: 10000n, detail: 'satang THB, gateway USD' })
-    expect(comparePayment(aPaidItem(), found({ amount: sat(10050n), amountText: '100.50' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 50n, detail: 'satang 10000 satang, gateway 100.50' })
-    expect(comparePayment(aPaidItem(), found({ amount: null, amountText: 'abc' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 10000n, detail: 'satang 10000 satang, gateway abc' })
+    expect(comparePayment(aPaidItem(), found({ amount: sat(10050n), amountText: '100.50' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 50n, detail: 'satang recorded 100.00 THB; the gateway answers 100.50 THB' })
+    expect(comparePayment(aPaidItem(), found({ amount: null, amountText: 'abc' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 10000n, detail: 'satang recorded 100.00 THB; the gateway answers "abc", which is not an amount' })
     expect(comparePayment(aPaidItem(), found({ status: status('ZZ') }), POLICY)).toEqual({ _tag: 'Break', class: 'unknown_status', amountAtStake: 10000n, detail: 'the gateway reports status ZZ, which no status table knows' })
   })
 
@@ -82,11 +82,11 @@ describe('the gateway has the order', () => {
       _tag: 'Break',
       class: 'refund_exceeds_payment',
       amountAtStake: 2000n,
-      detail: 'refunds R-1, R-2 total 12000 satang; the order paid 10000',
+      detail: 'refunds R-1, R-2 total 120.00 THB; the order paid 100.00 THB',
     })
     // A failed order paid nothing: any refund exceeds it.
     const failedOrder = aPaymentItem({ status: status('PF'), refunded: 100n, refundIds: ['R-1'] })
-    expect(comparePayment(failedOrder, found({ status: status('PF') }), POLICY)).toEqual({ _tag: 'Break', class: 'refund_exceeds_payment', amountAtStake: 100n, detail: 'refunds R-1 total 100 satang; the order paid 0' })
+    expect(comparePayment(failedOrder, found({ status: status('PF') }), POLICY)).toEqual({ _tag: 'Break', class: 'refund_exceeds_payment', amountAtStake: 100n, detail: 'refunds R-1 total 1.00 THB; the order paid 0.00 THB' })
   })
 
   it('a query that failed: unchecked, the order amount at stake', () => {

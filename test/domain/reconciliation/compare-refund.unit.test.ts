@@ -51,8 +51,8 @@ describe('the gateway has the refund', () => {
     expect(compareRefund(aRefundItem({ orderCurrency: null }), refundFound({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Heal', to: 'RS', amountAtStake: 4000n })
   })
   it('another amount than recorded (or unreadable): amount_mismatch; nothing recorded, no amount to compare', () => {
-    expect(compareRefund(aRecordedRefund(), refundFound({ amount: sat(4500n), amountText: '45.00' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 500n, detail: 'satang 4000 satang, gateway 45.00' })
-    expect(compareRefund(aRecordedRefund(), refundFound({ amount: null, amountText: 'x' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 4000n, detail: 'satang 4000 satang, gateway x' })
+    expect(compareRefund(aRecordedRefund(), refundFound({ amount: sat(4500n), amountText: '45.00' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 500n, detail: 'satang recorded 40.00 THB; the gateway answers 45.00 THB' })
+    expect(compareRefund(aRecordedRefund(), refundFound({ amount: null, amountText: 'x' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 4000n, detail: 'satang recorded 40.00 THB; the gateway answers "x", which is not an amount' })
     expect(compareRefund(aRefundItem(), refundFound({ amount: sat(4500n) }), POLICY)).toEqual({ _tag: 'Heal', to: 'RS', amountAtStake: 4500n })
   })
   it('an unknown status; a final status that agrees or not', () => {

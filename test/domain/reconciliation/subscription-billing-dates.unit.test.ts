@@ -39,9 +39,9 @@ describe('checkBilling, whole', () => {
 
   it('another amount charged: amount_mismatch by the difference, either way', () => {
     const more = checkBilling(monthly({ observations: [ok('2026-01-31', 30000n)] }), dates('2026-01-31'), POLICY)
-    expect(more.map((d) => d.comparison)).toEqual([{ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 100n, detail: 'charged 30000 satang; the plan bills 29900' }])
+    expect(more.map((d) => d.comparison)).toEqual([{ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 100n, detail: 'charged 300.00 THB; the plan bills 299.00 THB' }])
     const less = checkBilling(monthly({ observations: [ok('2026-01-31', 29000n)] }), dates('2026-01-31'), POLICY)
-    expect(less.map((d) => d.comparison)).toEqual([{ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 900n, detail: 'charged 29000 satang; the plan bills 29900' }])
+    expect(less.map((d) => d.comparison)).toEqual([{ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 900n, detail: 'charged 290.00 THB; the plan bills 299.00 THB' }])
   })
 
   it('a failed attempt on its due date is matched, whatever amount it carries', () => {
