@@ -51,6 +51,9 @@ export const parseInstant = (text: string): E.Either<string, Date> => {
   return rules.length > 0 ? E.left(rules.join('; ')) : E.right(at)
 }
 
+/** What an as-of text must be. */
+export const AS_OF_RULE = 'must be an ISO-8601 instant with its offset (2026-11-20T17:00:00+07:00) or a global log position as satang prints it'
+
 /** The rule an as-of text breaks, or the request. */
 export const parseAsOf = (text: string): E.Either<string, AsOfRequest> => {
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
@@ -63,7 +66,7 @@ export const parseAsOf = (text: string): E.Either<string, AsOfRequest> => {
     if (E.isLeft(at)) return E.left(at.left === INSTANT_RULE ? `${INSTANT_RULE}, or a global log position` : at.left)
     return E.right({ _tag: 'Instant', at: at.right, text })
   }
-  if (!POSITION.test(text)) return E.left('must be an ISO-8601 instant with its offset (2026-11-20T17:00:00+07:00) or a global log position as satang prints it')
+  if (!POSITION.test(text)) return E.left(AS_OF_RULE)
   return E.right({ _tag: 'Position', position: text as Position, text })
 }
 

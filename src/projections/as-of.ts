@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Pool, PoolClient } from 'pg'
-import type { AsOf, AsOfRequest } from '../application/as-of.ts'
+import { AS_OF_RULE, type AsOf, type AsOfRequest } from '../application/as-of.ts'
 import type { EventStore, Position } from '../application/ports/event-store.ts'
 import { oneAtATime } from '../platform/postgres/one-at-a-time.ts'
 import { decodeBatchItem } from './projector.ts'
@@ -125,7 +125,7 @@ export const resolveAsOf = async (deps: AsOfDeps, readModelSchema: string, reque
   if (request._tag === 'Instant') return { position: await positionAt(deps, readModelSchema, request.at), instant: request.at, requested: request.text }
   const valid = await deps.store.countAfter(request.position, 1)()
   if (E.isLeft(valid)) {
-    if (valid.left._tag === 'InvalidPosition') throw new AsOfRefused(`${request.text} is not a position of this event log`)
+    if (valid.left._tag === 'InvalidPosition') throw new AsOfRefused(`${AS_OF_RULE} (${JSON.stringify(request.text)} is neither: not a position of this event log)`)
     throw new Error('the event log could not be read', { cause: valid.left })
   }
   const at = await deps.pool

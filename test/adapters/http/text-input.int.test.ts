@@ -709,13 +709,15 @@ describe('every text field of every other route', () => {
   }, 60_000)
 })
 
-describe('as_of refuses impossible calendar days with the message `satang reconcile --date` gives', () => {
+describe('as_of refuses impossible calendar days with the message `satang reconcile --date` gives, and a text that is no position naming what is accepted', () => {
   it.each([
     ['2026-02-30', 'day must be 01 to 28 in 2026-02'],
     ['2026-11-31', 'day must be 01 to 30 in 2026-11'],
     ['2026-02-30T00:00:00+07:00', 'day must be 01 to 28 in 2026-02'],
     ['2026-13-01T00:00:00Z', 'month must be 01 to 12'],
     ['2026-02-28T24:00:00Z', 'hour must be 00 to 23'],
+    // Shaped like a position, but not one this store makes: the rule says what is accepted, not only what this is not.
+    ['yesterday', 'must be an ISO-8601 instant with its offset (2026-11-20T17:00:00+07:00) or a global log position as satang prints it ("yesterday" is neither: not a position of this event log)'],
   ])('as_of=%s → 400 "%s" on the trial balance and on a payment', async (asOf, rule) => {
     for (const path of [`/v1/ledger/balances?as_of=${encodeURIComponent(asOf)}`, `/v1/payments/${paidOrder.merchantOrderId}?as_of=${encodeURIComponent(asOf)}`]) {
       const answer = await send('GET', path)
