@@ -36,11 +36,11 @@ export const makeAnchorWriter = async (config: Config, db: Database, log: Logger
   return {
     keyPath: loaded.right.path,
     generated: loaded.right.generated,
-    write: (reason) =>
+    write: (reason, options) =>
       pipe(
-        writeAnchor(db.pool, EVENT_STORE_SCHEMA, key, reason),
+        writeAnchor(db.pool, EVENT_STORE_SCHEMA, key, reason, undefined, options),
         TE.chainFirstTaskK((written) => async () => {
-          if (written === null || file === undefined) return
+          if (written === null || written.existing === true || file === undefined) return
           try {
             const appended = await appendFileNoFollow(file, `${JSON.stringify(anchorJson(written.anchor))}\n`, 0o600)
             if (E.isLeft(appended)) anchorLog.error({ file, rule: appended.left.rule }, `${NOT_APPENDED}: ${refusalText(appended.left)}`)

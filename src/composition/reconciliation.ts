@@ -78,17 +78,21 @@ export const makeReconcileDeps = (a: {
   newId: a.newId,
   log: a.log,
   readModelsCaughtUp: waitForReadModels(a.store, a.db),
-  ...(a.anchors === undefined ? {} : { afterRun: anchorAfterRun(a.anchors, a.log) }),
+  ...(a.anchors === undefined ? {} : { afterRun: anchorAfterRun(a.anchors, a.store, a.log) }),
 })
 
-/** After a run: an anchor of the log (docs/audit.md "Tamper evidence"); a failure is logged, the run stands. */
+/** After a run: an anchor of the log that covers the run's events (docs/audit.md "Tamper evidence"); a failure is logged, the run stands. */
 const anchorAfterRun =
-  (anchors: AnchorWriter, log: Logger) =>
+  (anchors: AnchorWriter, store: EventStore, log: Logger) =>
   async (runId: string): Promise<void> => {
-    // The run's events become readable once every older transaction has ended (the store's horizon): an
-    // anchor written before that finds the log unmoved (null), so it is tried again for a while.
+    // The run's events are at or before the log's head now. They become readable once every older
+    // append has ended (the store's horizon): until then an anchor covering them cannot be written
+    // (null), so it is tried again for a while. One written meanwhile by the periodic job that covers
+    // them already is the answer. (Without the head, any new anchor will do, as before.)
+    const head = await store.headPosition()()
+    const covering = E.isRight(head) ? head.right : undefined
     for (let attempt = 0; attempt < 40; attempt++) {
-      const written = await anchors.write(`reconciliation run ${runId}`)()
+      const written = await anchors.write(`reconciliation run ${runId}`, covering === undefined ? {} : { covering })()
       if (E.isLeft(written)) {
         log.child({ component: 'anchor' }).warn({ err: written.left.cause, runId }, 'the anchor after a reconciliation run could not be written; the next one covers it')
         return

@@ -28,7 +28,7 @@ export const startSchedulerRole = async (ctx: ProcessContext): Promise<StartedRo
   const runAnchors: AnchorWriter | undefined =
     anchors === undefined
       ? undefined
-      : { write: (reason) => (stopping.signal.aborted ? TE.left({ _tag: 'AnchorFailure', operation: 'write', retriable: true, cause: new Error('satang is stopping') }) : anchors.write(reason)) }
+      : { write: (reason, options) => (stopping.signal.aborted ? TE.left({ _tag: 'AnchorFailure', operation: 'write', retriable: true, cause: new Error('satang is stopping') }) : anchors.write(reason, options)) }
   const scheduler = on
     ? await (async () => {
         const gateway = await ctx.gateway()

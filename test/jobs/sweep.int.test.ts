@@ -80,9 +80,9 @@ describe('sweeps of pending items', () => {
     const key = { privateKey, keyId: anchorKeyIdOf(privateKey) }
     const reasons: string[] = []
     const anchors: AnchorWriter = {
-      write: (reason) => {
+      write: (reason, options) => {
         reasons.push(reason)
-        return writeAnchor(pool, 'eventstore', key, reason)
+        return writeAnchor(pool, 'eventstore', key, reason, undefined, options)
       },
     }
     const { log, lines } = capturingLogger('warn')
@@ -97,6 +97,14 @@ describe('sweeps of pending items', () => {
     const runId = E.isRight(healed) ? healed.right.runId : ''
     expect(reasons).toEqual([`reconciliation run ${runId}`])
     expect(await anchorCount()).toBe(before + 1)
+    // That anchor covers the run's events: its position is at or past the run stream's last event.
+    const covered = await pool.query<{ covers: boolean }>(
+      `select (a.tx_id, a.position) >= (e.tx_id, e.position) as covers
+         from eventstore.anchors a, (select tx_id, position from eventstore.events where stream_name like $1 order by tx_id desc, position desc limit 1) e
+        order by a.seq desc limit 1`,
+      [`reconciliation-%-${runId}`],
+    )
+    expect(covered.rows).toEqual([{ covers: true }])
 
     expect(await sweepAnchored()).toMatchObject({ _tag: 'Right', right: { recorded: false } })
     expect(reasons).toHaveLength(1)

@@ -18,7 +18,7 @@
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Pool, PoolClient } from 'pg'
-import type { AnchorFailure, AnchorWritten } from '../../application/ports/anchors.ts'
+import type { AnchorFailure, AnchorWriteOptions, AnchorWritten } from '../../application/ports/anchors.ts'
 import type { Position } from '../../application/ports/event-store.ts'
 import { isRetriablePgError } from '../../platform/postgres/errors.ts'
 import { eventsTable, isValidSchemaName, SERVICE_LOCK, SERVICE_LOCKS } from '../../platform/postgres/names.ts'
@@ -215,14 +215,18 @@ const foldDigests = async (anchored: HeadCursor, changed: HeadCursor): Promise<{
   return { headsDigest: heads.hex(), changesDigest: changes.hex(), changedStreams }
 }
 
-export type WriteAnchorOptions = {
+export type WriteAnchorOptions = AnchorWriteOptions & {
   /** Heads per read (of the anchored heads and of the changed ones); default ANCHOR_PAGE_SIZE. */
   readonly pageSize?: number
 }
 
+const writtenOf = (anchor: Anchor): AnchorWritten<Anchor> => ({ anchor, seq: anchor.seq, position: anchor.position, events: anchor.events, streams: anchor.streams, headsDigest: anchor.headsDigest })
+
 /**
  * Writes an anchor of the log as it is readable now, signed with `key`; none (right(null)) when the
- * log is empty or has not moved since the last anchor. Anchor writers queue on one advisory lock.
+ * log is empty or has not moved since the last anchor. With `options.covering`: none, and null, until the
+ * log is readable up to that position; the last anchor (`existing`) when it covers it already. Anchor
+ * writers queue on one advisory lock.
  *
  * Memory does not grow with the log: the heads that changed since the previous anchor are selected
  * in SQL and read through a cursor, page by page, in stream-name byte order, merged with the anchored
@@ -256,6 +260,18 @@ export const writeAnchor = (
       )
       const h = head.rows[0]
       const position = h === undefined ? null : (`${pad20(h.tx_id)}-${pad20(h.position)}` as Position)
+      // Asked to cover a position: the last anchor may do so already; else none until it is readable.
+      const covering = options.covering
+      if (covering !== undefined) {
+        if (prev?.position != null && prev.position >= covering) {
+          await client.query('rollback')
+          return { ...writtenOf(prev), existing: true }
+        }
+        if (position === null || position < covering) {
+          await client.query('rollback')
+          return null
+        }
+      }
       // Nothing readable yet, or nothing new since the last anchor: no anchor.
       if (position === null || (prev !== null && prev.position === position)) {
         await client.query('rollback')
@@ -334,7 +350,7 @@ export const writeAnchor = (
         throw new Error(`anchor #${anchor.seq.toString()}: ${String(recorded.rowCount)} changed heads recorded, but ${anchor.changedStreams.toString()} digested`)
       }
       await client.query('commit')
-      return { anchor, seq: anchor.seq, position: anchor.position, events: anchor.events, streams: anchor.streams, headsDigest: anchor.headsDigest }
+      return writtenOf(anchor)
     } catch (e) {
       await client.query('rollback').catch(() => undefined)
       throw e
