@@ -163,7 +163,7 @@ describe('recording against the sandbox', () => {
 })
 
 describe('the merchant API over real HTTP: docs/merchant-api.md examples, create rules, routing (issue 11)', () => {
-  it('the docs/merchant-api.md example bodies of POST /v1/payments and POST /v1/checkouts create orders at the gateway as they stand', async () => {
+  it('the docs/merchant-api.md example bodies of POST /v1/payments, POST /v1/checkouts and POST /v1/subscriptions create them at the gateway as they stand', async () => {
     const bodies = readmeExampleBodies()
     for (const route of ['POST /v1/payments', 'POST /v1/checkouts']) {
       const body = bodies.get(route)
@@ -172,6 +172,13 @@ describe('the merchant API over real HTTP: docs/merchant-api.md examples, create
       expect([route, r.status]).toEqual([route, 201])
       expect(r.json).toMatchObject({ merchant_order_id: body?.['merchant_order_id'], request: { phase: 'accepted' } })
     }
+    // The subscription's body: created at the gateway, with the link where the payer authorises it.
+    const subscription = bodies.get('POST /v1/subscriptions')
+    expect(subscription).toBeDefined()
+    const created = await api('POST', '/v1/subscriptions', subscription)
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
+    expect(created.json).toMatchObject({ merchant_subscribe_id: subscription?.['merchant_subscribe_id'], status: 'CREATED', plan: { billing_amount: '299.00', total_terms: 12 } })
+    expect(String(created.json['link_url'])).toContain(String(created.json['recurring_bill_id']))
   })
 
   it('a create in USD or of 0.00 is refused with 400 naming the field; nothing is recorded', async () => {
