@@ -31,7 +31,7 @@ const found = (item: PaymentItem, answer: PaymentRecordAnswer, policy: ComparePo
   if (item.status === null && item.phase === 'failed') {
     return breakOf('status_conflict', answer.amount ?? item.amount, `satang recorded the create as failed; the gateway has the order with status ${answer.status.code}`)
   }
-  if (answer.currency !== item.currency) return breakOf('currency_mismatch', item.amount, `satang ${item.currency}, gateway ${answer.currency}`)
+  if (answer.currency !== item.currency) return breakOf('currency_mismatch', item.amount, `satang recorded ${item.currency}; the gateway answers ${answer.currency}`)
   if (answer.amount === null || answer.amount !== item.amount) {
     return breakOf('amount_mismatch', answer.amount === null ? item.amount : absDiff(answer.amount, item.amount), `satang recorded ${amountIn(item.amount, item.currency)}; the gateway answers ${gatewayAmount(answer.amount, answer.amountText, answer.currency)}`)
   }

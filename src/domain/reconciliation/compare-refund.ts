@@ -24,7 +24,7 @@ const found = (item: RefundItem, answer: RefundRecordAnswer, policy: ComparePoli
     return breakOf('status_conflict', stake, `satang tracks the refund for order ${item.merchantOrderId}; the gateway has it for ${answer.merchantOrderId}`)
   }
   const currency = item.recorded?.currency ?? item.orderCurrency
-  if (currency !== null && answer.currency !== currency) return breakOf('currency_mismatch', stake, `satang ${currency}, gateway ${answer.currency}`)
+  if (currency !== null && answer.currency !== currency) return breakOf('currency_mismatch', stake, `satang recorded ${currency}; the gateway answers ${answer.currency}`)
   if (item.recorded !== null && answer.amount !== item.recorded.amount) {
     return breakOf('amount_mismatch', answer.amount === null ? stake : absDiff(answer.amount, item.recorded.amount), `satang recorded ${amountIn(item.recorded.amount, item.recorded.currency)}; the gateway answers ${gatewayAmount(answer.amount, answer.amountText, answer.currency)}`)
   }

@@ -50,7 +50,7 @@ describe('the gateway has the order', () => {
   })
 
   it('another currency, another amount, an unreadable amount, an unknown status: each named', () => {
-    expect(comparePayment(aPaidItem(), found({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Break', class: 'currency_mismatch', amountAtStake: 10000n, detail: 'satang THB, gateway USD' })
+    expect(comparePayment(aPaidItem(), found({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Break', class: 'currency_mismatch', amountAtStake: 10000n, detail: 'satang recorded THB; the gateway answers USD' })
     expect(comparePayment(aPaidItem(), found({ amount: sat(10050n), amountText: '100.50' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 50n, detail: 'satang recorded 100.00 THB; the gateway answers 100.50 THB' })
     expect(comparePayment(aPaidItem(), found({ amount: null, amountText: 'abc' }), POLICY)).toEqual({ _tag: 'Break', class: 'amount_mismatch', amountAtStake: 10000n, detail: 'satang recorded 100.00 THB; the gateway answers "abc", which is not an amount' })
     expect(comparePayment(aPaidItem(), found({ status: status('ZZ') }), POLICY)).toEqual({ _tag: 'Break', class: 'unknown_status', amountAtStake: 10000n, detail: 'the gateway reports status ZZ, which no status table knows' })

@@ -46,8 +46,8 @@ describe('the gateway has the refund', () => {
     })
   })
   it('another currency than recorded, or than the order when nothing is recorded; none known, none checked', () => {
-    expect(compareRefund(aRecordedRefund(), refundFound({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Break', class: 'currency_mismatch', amountAtStake: 4000n, detail: 'satang THB, gateway USD' })
-    expect(compareRefund(aRefundItem({ orderCurrency: 'EUR' }), refundFound(), POLICY)).toMatchObject({ class: 'currency_mismatch', detail: 'satang EUR, gateway THB' })
+    expect(compareRefund(aRecordedRefund(), refundFound({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Break', class: 'currency_mismatch', amountAtStake: 4000n, detail: 'satang recorded THB; the gateway answers USD' })
+    expect(compareRefund(aRefundItem({ orderCurrency: 'EUR' }), refundFound(), POLICY)).toMatchObject({ class: 'currency_mismatch', detail: 'satang recorded EUR; the gateway answers THB' })
     expect(compareRefund(aRefundItem({ orderCurrency: null }), refundFound({ currency: 'USD' }), POLICY)).toEqual({ _tag: 'Heal', to: 'RS', amountAtStake: 4000n })
   })
   it('another amount than recorded (or unreadable): amount_mismatch; nothing recorded, no amount to compare', () => {
