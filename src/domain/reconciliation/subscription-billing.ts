@@ -8,7 +8,7 @@ import type { SubscriptionEvent } from '../subscription/events/index.ts'
 import { billingPlanOf } from '../subscription/plan.ts'
 import { initialSubscriptionState, type SubscriptionState } from '../subscription/state.ts'
 import type { BreakClass } from './break-class.ts'
-import { amountIn, breakOf, matched, pending, type Comparison } from './comparison.ts'
+import { absDiff, amountIn, breakOf, matched, pending, type Comparison } from './comparison.ts'
 
 /*
  * Subscription billing reconciliation. The gateway spec has no subscription query, so what satang
@@ -151,7 +151,7 @@ export const checkBilling = (item: SubscriptionItem, dates: ReadonlySet<string>,
         observed.consumed = true
         outcome = observed.outcome
         note(dueText, {
-          verdict: observed.outcome === 'success' && observed.amount !== amount ? breakOf('amount_mismatch', observed.amount > amount ? observed.amount - amount : amount - observed.amount, `charged ${amountIn(observed.amount, item.currency)}; the plan bills ${amountIn(amount, item.currency)}`) : matched,
+          verdict: observed.outcome === 'success' && observed.amount !== amount ? breakOf('amount_mismatch', absDiff(observed.amount, amount), `charged ${amountIn(observed.amount, item.currency)}; the plan bills ${amountIn(amount, item.currency)}`) : matched,
           expected: 'attempt due',
           observed: observed.outcome,
         })
