@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SESSION_ENDED } from '../../src/adapters/http/console/guard.ts'
 import { MERCHANT_ID } from '../sandbox/support.ts'
 import { startFinanceScenario, type FinanceScenario } from '../support/finance-scenario.ts'
 
@@ -66,11 +67,18 @@ describe('the console over HTTP: sessions, scopes and CSRF', () => {
       const body = await res.text()
       expect(body).toContain('<form method="post" action="/console/sign-in"')
       expect(body).toContain('type="password" name="token"')
+      // A first visit is no error: why the page is shown, in plain text.
+      expect(body).toContain('<p class="notice" role="status">Sign in to see this page.</p>')
+      expect(body).not.toContain('class="error"')
     }
     const bad = await fetch(`${base}/console/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=not-a-token-at-all-xxxxxxxx' })
     expect(bad.status).toBe(401)
-    // A forged cookie is no session.
-    expect((await fetch(`${base}/console`, { headers: { cookie: 'satang_console=eyJuIjoidGVzdCJ9.AAAA' } })).status).toBe(401)
+    // A forged cookie is no session; a cookie that no longer holds is said to have ended, as an error.
+    const forged = await fetch(`${base}/console`, { headers: { cookie: 'satang_console=eyJuIjoidGVzdCJ9.AAAA' } })
+    expect(forged.status).toBe(401)
+    expect(await forged.text()).toContain(`<p class="error" role="alert">${SESSION_ENDED}</p>`)
+    // An emptied cookie (what signing out leaves until the browser drops it) is a first visit.
+    expect(await (await fetch(`${base}/console`, { headers: { cookie: 'satang_console=' } })).text()).toContain('class="notice"')
   })
 
   it('403 acknowledging without reconcile:write', async () => {

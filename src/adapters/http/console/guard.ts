@@ -3,7 +3,7 @@ import * as t from 'io-ts'
 import type { ApiScope } from '../api-tokens.ts'
 import { html } from './html.ts'
 import { CONSOLE, messagePage, sendPage } from './layout.ts'
-import { sameCsrf, type ConsoleSession, type Sessions } from './session.ts'
+import { cookieValue, sameCsrf, SESSION_COOKIE, type ConsoleSession, type Sessions } from './session.ts'
 import { signInPage, type SignInOptions } from './sign-in.ts'
 
 /*
@@ -27,6 +27,9 @@ const lacks = (session: ConsoleSession, scope: ApiScope) => {
   }
 }
 
+/** The sign-in page's problem when the request's session cookie no longer holds. */
+export const SESSION_ENDED = 'Your session has ended (it expired, was signed out, or its password or account changed): sign in again.'
+
 const signInOptions = new WeakMap<object, SignInOptions>()
 
 /** What signing in offers, noted by the onRequest hook for a request without a session (its 401 page shows it). */
@@ -44,7 +47,11 @@ export const sessionOf = (sessions: Sessions, request: FastifyRequest, now: Date
 export const pageSession = (sessions: Sessions, request: FastifyRequest, reply: FastifyReply, scope: ApiScope, now: Date): ConsoleSession | undefined => {
   const session = sessionOf(sessions, request, now)
   if (session === undefined) {
-    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, problem: 'Sign in to see this page.', ...optionsOf(request) }))
+    // A first visit is no error; a session cookie that no longer holds (expired, signed out, from
+    // before a password reset, or not this installation's) is said to have ended.
+    const ended = (cookieValue(request.headers.cookie, SESSION_COOKIE) ?? '') !== ''
+    const why = ended ? { problem: SESSION_ENDED } : { problem: null, notice: 'Sign in to see this page.' }
+    void sendPage(reply, 401, signInPage({ next: request.url.startsWith(CONSOLE) ? request.url : CONSOLE, ...why, ...optionsOf(request) }))
     return undefined
   }
   if (!session.scopes.includes(scope)) {

@@ -29,7 +29,11 @@ export type SignInOptions = {
 
 const DEFAULT_OPTIONS: SignInOptions = { tokens: true, openid: false }
 
-export const signInPage = (o: { readonly next: string; readonly problem: string | null; readonly options?: SignInOptions; readonly name?: string }): string => {
+/**
+ * The sign-in page. `problem` is something that went wrong (shown as an error, announced at once to a
+ * screen reader); `notice` is only why the page is shown (a first visit to a console page), in plain text.
+ */
+export const signInPage = (o: { readonly next: string; readonly problem: string | null; readonly notice?: string; readonly options?: SignInOptions; readonly name?: string }): string => {
   const options = o.options ?? DEFAULT_OPTIONS
   const next = safeNext(o.next)
   return layout({
@@ -37,6 +41,7 @@ export const signInPage = (o: { readonly next: string; readonly problem: string 
     session: null,
     body: html`<h1>Sign in to the satang console</h1>
 ${o.problem === null ? '' : html`<p class="error" role="alert">${o.problem}</p>`}
+${o.notice === undefined ? '' : html`<p class="notice" role="status">${o.notice}</p>`}
 ${options.openid ? html`<p><a class="button" id="openid-sign-in" href="${CONSOLE}/sign-in/openid?next=${encodeURIComponent(next)}">Sign in with your company account (single sign-on)</a></p>` : ''}
 <form method="post" action="${CONSOLE}/sign-in" id="password-sign-in">
 <p><label>Name<br><input name="name" autocomplete="username" maxlength="64" size="32" value="${o.name ?? ''}" required></label></p>

@@ -66,6 +66,7 @@ button { cursor: pointer; }
 .chart { margin: .5rem 0 1rem; }
 .chart-canvas { width: 100%; min-height: 60px; }
 .error { color: #82071e; }
+.notice { border-left: 4px solid var(--line); padding: .2rem .7rem; }
 .timeline li { margin: .5rem 0; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
