@@ -19,7 +19,9 @@ type Row = {
 
 const COLUMNS = 'name, role, password_hash, password_set_at, disabled_at, created_at, failures, window_start, locked_until, lockouts'
 
-const throttleOf = (r: Row): AccountThrottleState => ({ failures: r.failures, windowStart: r.window_start, lockedUntil: r.locked_until, lockouts: r.lockouts })
+// The column window_start holds when the last counted failure came (account-throttle.ts): its name is
+// from when failures were counted per window from the first one.
+const throttleOf = (r: Row): AccountThrottleState => ({ failures: r.failures, lastFailureAt: r.window_start, lockedUntil: r.locked_until, lockouts: r.lockouts })
 
 const accountOf = (r: Row): ConsoleAccount => {
   // The table's check constraint admits only the three roles.
@@ -71,7 +73,7 @@ export const makePostgresConsoleAccounts = (db: { readonly pool: Pool; readonly 
         const out = step(throttleOf(row))
         await client.query({
           text: `update ${table} set failures = $2, window_start = $3, locked_until = $4, lockouts = $5 where name = $1`,
-          values: [name, out.state.failures, out.state.windowStart, out.state.lockedUntil, out.state.lockouts],
+          values: [name, out.state.failures, out.state.lastFailureAt, out.state.lockedUntil, out.state.lockouts],
         })
         await client.query('commit')
         return out.result

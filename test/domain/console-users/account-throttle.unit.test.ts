@@ -40,19 +40,45 @@ describe('the per-account throttle', () => {
     expect(delays).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000, 4000])
   })
 
-  it('failures older than the window are forgotten', () => {
+  it('failures are forgotten once a whole window passes after the last without another', () => {
     const r = fail(4)
-    const f = accountFailed(p, r.state, later(p.windowMs + 1))
+    const last = 3000
+    const f = accountFailed(p, r.state, later(last + p.windowMs + 1))
     expect(f.failures).toBe(1)
     expect(f.delayMs).toBe(250)
     expect(f.lockout).toBeNull()
-    // Just inside the window, the count goes on.
-    expect(accountFailed(p, r.state, later(p.windowMs - 1)).failures).toBe(5)
+    // Just inside the window after the last, the count goes on: the fifth locks.
+    expect(accountFailed(p, r.state, later(last + p.windowMs - 1)).failures).toBe(5)
+    expect(accountFailed(p, r.state, later(last + p.windowMs - 1)).lockout).not.toBeNull()
   })
-  it('given four failures, when the next comes exactly one window after the first, then the window starts again', () => {
+  it('given four failures, when the next comes exactly one window after the last, then counting starts again', () => {
     const r = fail(4)
-    expect(accountFailed(p, r.state, later(p.windowMs))).toEqual({ ...accountFailed(p, NO_FAILURES, later(p.windowMs)) })
-    expect(accountFailed(p, r.state, later(p.windowMs)).failures).toBe(1)
+    const next = later(3000 + p.windowMs)
+    expect(accountFailed(p, r.state, next)).toEqual({ ...accountFailed(p, NO_FAILURES, next) })
+    expect(accountFailed(p, r.state, next).failures).toBe(1)
+  })
+
+  it('a burst across the edge of a window gets the allowance once, not twice', () => {
+    // One failure, then three just before a window has passed since it, then one just after: counted
+    // per window from the first failure, the fifth would begin a new window and go unpunished.
+    let s = accountFailed(p, NO_FAILURES, t0).state
+    for (const ms of [p.windowMs - 3000, p.windowMs - 2000, p.windowMs - 1000]) s = accountFailed(p, s, later(ms)).state
+    const fifth = accountFailed(p, s, later(p.windowMs))
+    expect(fifth.failures).toBe(5)
+    expect(fifth.lockout?.lockedUntil).toEqual(later(p.windowMs + p.lockoutMs))
+  })
+
+  it('failures that never leave a quiet window between them lock the account, however slowly they come', () => {
+    const every = p.windowMs - 1
+    let s = NO_FAILURES
+    const counted: number[] = []
+    for (let i = 0; i < 5; i += 1) {
+      const f = accountFailed(p, s, later(i * every))
+      s = f.state
+      counted.push(f.failures)
+    }
+    expect(counted).toEqual([1, 2, 3, 4, 5])
+    expect(s.lockedUntil).toEqual(later(4 * every + p.lockoutMs))
   })
 
   it('a second lockout lasts twice as long, up to an hour', () => {
@@ -68,7 +94,7 @@ describe('the per-account throttle', () => {
   it('the right password clears the failures but remembers the lockouts', () => {
     const r = fail(3)
     const ok = accountSucceeded({ ...r.state, lockouts: 2 })
-    expect(ok).toEqual({ failures: 0, windowStart: null, lockedUntil: null, lockouts: 2 })
+    expect(ok).toEqual({ failures: 0, lastFailureAt: null, lockedUntil: null, lockouts: 2 })
     expect(accountFailed(p, ok, later(5000)).delayMs).toBe(250)
     expect(admitAccount(NO_FAILURES, t0)).toEqual({ _tag: 'Allowed' })
   })

@@ -1,9 +1,11 @@
 /*
  * Failed console sign-ins, counted per client address and for all accounts together (a wrong token
  * names no account): each failure from an address waits longer than the last (200 ms, doubling, at most
- * 3.2 s), and past `maxFailures` within a minute the address is locked out (every sign-in from it
- * answers 429 with Retry-After, even with a right token), for a minute, doubling with each lockout up
- * to 15 minutes. Failures from every address together only slow down (up to 5 s each): locking every
+ * 3.2 s), and past `maxFailures` the address is locked out (every sign-in from it answers 429 with
+ * Retry-After, even with a right token), for a minute, doubling with each lockout up to 15 minutes. An
+ * address's failures are forgotten once `windowMs` passes without one (not per window from the first:
+ * a burst across a window's edge would get the allowance twice). Failures from every address together,
+ * counted per minute, only slow down (up to 5 s each): locking every
  * account out would hand anyone who can reach the form a way to keep the operators out. The table
  * lives in this process's memory: at most `maxEntries` addresses, each forgotten an hour after its
  * last failure or lockout; when full, the least recently failing one goes first.
@@ -36,7 +38,7 @@ export const DEFAULT_THROTTLE: ThrottlePolicy = {
   forgetAfterMs: 3_600_000,
 }
 
-type Entry = { windowStart: number; failures: number; lockedUntil: number; lockouts: number; lastSeen: number }
+type Entry = { lastFailure: number; failures: number; lockedUntil: number; lockouts: number; lastSeen: number }
 
 /** Whether a sign-in from an address may be tried now. */
 export type Admission = { readonly _tag: 'Allowed' } | { readonly _tag: 'LockedOut'; readonly retryAfterSeconds: number }
@@ -87,12 +89,11 @@ export const makeSignInThrottle = (policy: ThrottlePolicy = DEFAULT_THROTTLE): S
       let e = entries.get(address)
       if (e === undefined) {
         forgetOld(t)
-        e = { windowStart: t, failures: 0, lockedUntil: 0, lockouts: 0, lastSeen: t }
+        e = { lastFailure: t, failures: 0, lockedUntil: 0, lockouts: 0, lastSeen: t }
       }
-      if (t - e.windowStart >= policy.windowMs) {
-        e.windowStart = t
-        e.failures = 0
-      }
+      // A quiet window since the last failure: the count starts again.
+      if (t - e.lastFailure >= policy.windowMs) e.failures = 0
+      e.lastFailure = t
       e.failures += 1
       touch(address, e, t)
       if (t - all.windowStart >= policy.windowMs) {
@@ -107,7 +108,6 @@ export const makeSignInThrottle = (policy: ThrottlePolicy = DEFAULT_THROTTLE): S
         e.lockouts += 1
         e.lockedUntil = t + duration
         const failures = e.failures
-        e.windowStart = t
         e.failures = 0
         return {
           delayMs: 0,

@@ -9,7 +9,8 @@ import { keyOf } from '../natural-key.ts'
 /**
  * The console refused sign-ins for a while: too many wrong tokens or passwords came from a client
  * address (`lockedBy` address), or too many wrong passwords for one account from anywhere (`lockedBy`
- * account), within `windowSeconds` (`failures` of them). Kept in the stream of its Bangkok day
+ * account): `failures` of them, each within `windowSeconds` of the one before (until the release after
+ * 2026-11-29, within `windowSeconds` of the first). Kept in the stream of its Bangkok day
  * (`console-sign-in-<YYYY-MM-DD>`), apart from every order, refund and reconciliation stream.
  * v2 names the user (the account locked, or the known user whose wrong password locked the address;
  * null when none was named) and what was locked.

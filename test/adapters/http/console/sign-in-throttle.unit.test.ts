@@ -27,7 +27,19 @@ describe('the sign-in throttle', () => {
     expect(again.lockout?.retryAfterSeconds).toBe(120)
   })
 
-  it('failures a minute apart do not add up; a right token starts the count again', () => {
+  it('a burst across the edge of a minute gets the allowance once: the count starts again only after a quiet minute', () => {
+    const throttle = makeSignInThrottle()
+    // One failure, four just before a minute has passed since it, one just after: counted per minute
+    // from the first failure, the sixth would begin a new count.
+    throttle.failed('a', after(0))
+    for (const ms of [56_000, 57_000, 58_000, 59_000]) expect(throttle.failed('a', after(ms)).lockout).toBeNull()
+    expect(throttle.failed('a', after(60_000)).lockout).toMatchObject({ failures: 6, retryAfterSeconds: 60 })
+    // Failures never a quiet minute apart add up, however slowly they come.
+    for (let i = 0; i < 5; i++) expect(throttle.failed('slow', after(i * 59_000)).lockout).toBeNull()
+    expect(throttle.failed('slow', after(5 * 59_000)).lockout).not.toBeNull()
+  })
+
+  it('failures after a quiet minute do not add up; a right token starts the count again', () => {
     const throttle = makeSignInThrottle()
     for (let i = 0; i < 5; i++) throttle.failed('a', after(i))
     expect(throttle.failed('a', after(61_000)).lockout).toBeNull()
