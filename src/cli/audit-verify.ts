@@ -10,7 +10,7 @@ import type { Config } from '../config.ts'
 import { EVENT_STORE_SCHEMA, type Database } from '../composition/database.ts'
 import { StartupError } from '../composition/startup.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
-import { EXIT, UsageError, readTextFile } from './io.ts'
+import { EXIT, READ_LIMITS, UsageError, readTextFile } from './io.ts'
 
 type VerifyOptions = { json?: boolean; saveHeads?: string; against?: string; expectDigest?: string; quiet?: boolean; anchorKey?: string; anchorFile?: string }
 /** The options of `satang audit` itself, which `satang audit --kind order verify` hands back to the trail. */
@@ -23,7 +23,7 @@ const HeadsFile = t.type({
 })
 
 const readKeptHeads = async (path: string): Promise<ReadonlyArray<StreamHead>> => {
-  const text = await readTextFile(path, 'kept heads file')
+  const text = await readTextFile(path, 'kept heads file', READ_LIMITS.heads)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -68,7 +68,7 @@ const AnchorLine = t.type({
 
 /** The anchors of a SATANG_ANCHOR_FILE (one JSON line each). */
 const readAnchorFile = async (path: string): Promise<ReadonlyArray<Anchor>> => {
-  const text = await readTextFile(path, 'anchor file')
+  const text = await readTextFile(path, 'anchor file', READ_LIMITS.anchors)
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')

@@ -1,4 +1,8 @@
-import { readFile } from 'node:fs/promises'
+import type { Either } from 'fp-ts/lib/Either.js'
+import type { TooLarge } from '../adapters/os/bounded-read.ts'
+
+// Loaded when a command reads a file: `satang --help` loads nothing but the command list and this module.
+const boundedRead = () => import('../adapters/os/bounded-read.ts')
 
 /** A command-line failure the user can fix: printed as one clear message, exit code 2. */
 export class UsageError extends Error {
@@ -8,26 +12,48 @@ export class UsageError extends Error {
 /** Exit codes: 0 ok, 1 a negative answer (e.g. signature invalid), 2 bad input or usage, 3 runtime failure. */
 export const EXIT = { ok: 0, negative: 1, usage: 2, failure: 3 } as const
 
-export const readStdin = async (): Promise<string> => {
+/** The most read of a fields document (stdin or --fields FILE): a gateway request's fields are a few KiB. */
+export const MAX_FIELDS_BYTES = 1024 * 1024
+
+export const readStdin = async (maxBytes = MAX_FIELDS_BYTES): Promise<string> => {
   if (process.stdin.isTTY) throw new UsageError('no input: pipe the fields as a JSON object on stdin, or give --fields FILE')
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array))
-  return Buffer.concat(chunks).toString('utf8')
+  const { formatBytes, readStreamBounded } = await boundedRead()
+  const read = await readStreamBounded(process.stdin, maxBytes)
+  if (read._tag === 'Left') throw new UsageError(`the fields on stdin are more than the ${formatBytes(read.left.maxBytes)} satang reads of them`)
+  return read.right.toString('utf8')
 }
 
-export const readTextFile = async (path: string, what: string): Promise<string> => {
+/** How much of each kind of file the commands read (a larger one is refused before it is parsed). */
+export const READ_LIMITS = {
+  /** A PEM key (an RSA key of 16,384 bits is about 13 KiB). */
+  key: 64 * 1024,
+  /** A password file: one line. */
+  password: 64 * 1024,
+  fields: MAX_FIELDS_BYTES,
+  /** `audit verify --against`: one head per stream (about 150 bytes each): a few million streams (and under the longest string Node makes). */
+  heads: 500 * 1024 * 1024,
+  /** `SATANG_ANCHOR_FILE`: one line per anchor (hourly: a few MiB a year). */
+  anchors: 256 * 1024 * 1024,
+} as const
+
+/** The text of `path`, at most `maxBytes` of it; a usage error naming the file and the rule otherwise. */
+export const readTextFile = async (path: string, what: string, maxBytes: number): Promise<string> => {
+  const { readFileBounded, tooLargeText } = await boundedRead()
+  let read: Either<TooLarge, Buffer>
   try {
-    return await readFile(path, 'utf8')
+    read = await readFileBounded(path, maxBytes)
   } catch (e) {
     const code = typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : 'unreadable'
-    throw new UsageError(`cannot read ${what} ${JSON.stringify(path)}: ${code === 'ENOENT' ? 'no such file' : code}`)
+    throw new UsageError(`cannot read ${what} ${JSON.stringify(path)}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : code}`)
   }
+  if (read._tag === 'Left') throw new UsageError(`${what} ${JSON.stringify(path)} ${tooLargeText(read.left)}`)
+  return read.right.toString('utf8')
 }
 
 /** Reads a JSON object of fields from `--fields FILE` or stdin; anything but an object is a usage error. */
 export const readFieldsJson = async (fieldsFile: string | undefined): Promise<Record<string, unknown>> => {
   const source = fieldsFile === undefined ? 'stdin' : JSON.stringify(fieldsFile)
-  const text = fieldsFile === undefined ? await readStdin() : await readTextFile(fieldsFile, 'fields file')
+  const text = fieldsFile === undefined ? await readStdin() : await readTextFile(fieldsFile, 'fields file', READ_LIMITS.fields)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

@@ -8,7 +8,7 @@ import { checkMerchantId } from '../sandbox/merchants.ts'
 import { DEFAULT_RATE_LIMIT, DEFAULT_SANDBOX_HOST, DEFAULT_SANDBOX_PORT, DEFAULT_SETTINGS } from '../sandbox/sandbox.ts'
 import { parsePromptPayId } from '../sandbox/thai-qr.ts'
 import { makeLogger } from '../logger.ts'
-import { EXIT, UsageError, readTextFile } from './io.ts'
+import { EXIT, READ_LIMITS, UsageError, readTextFile } from './io.ts'
 
 type SandboxOptions = {
   port: string
@@ -44,7 +44,7 @@ const readMerchants = async (specs: ReadonlyArray<string>): Promise<Map<string, 
     const checked = checkMerchantId(id)
     if (E.isLeft(checked)) throw new UsageError(`--merchant: ${checked.left}`)
     if (merchants.has(id)) throw new UsageError(`--merchant ${id} is given twice`)
-    const key = loadPublicKey(await readTextFile(file, `public key file of merchant ${id}`))
+    const key = loadPublicKey(await readTextFile(file, `public key file of merchant ${id}`, READ_LIMITS.key))
     if (E.isLeft(key)) throw new UsageError(`--merchant ${id}: ${JSON.stringify(file)}: ${key.left.message}`)
     merchants.set(id, key.right)
   }

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { canonicalizers, type Canonicalizer } from '../domain/gateway/canonical.ts'
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, type VerifyResult } from '../domain/gateway/signing.ts'
-import { EXIT, UsageError, readFieldsJson, readTextFile } from './io.ts'
+import { EXIT, READ_LIMITS, UsageError, readFieldsJson, readTextFile } from './io.ts'
 
 const pickCanonicalizer = (name: string): Canonicalizer => {
   const c = canonicalizers[name]
@@ -12,7 +12,7 @@ const pickCanonicalizer = (name: string): Canonicalizer => {
 }
 
 const readKey = async (path: string, kind: 'private' | 'public'): Promise<KeyObject> => {
-  const pem = await readTextFile(path, `${kind} key file`)
+  const pem = await readTextFile(path, `${kind} key file`, READ_LIMITS.key)
   const key = kind === 'private' ? loadPrivateKey(pem) : loadPublicKey(pem)
   if (E.isLeft(key)) throw new UsageError(`--${kind}-key ${JSON.stringify(path)}: ${key.left.message}`)
   return key.right

@@ -9,7 +9,7 @@ import { makePostgresConsoleAccounts } from '../adapters/postgres/console-accoun
 import { addConsoleUser, describeConsoleUserFailure, disableConsoleUser, listConsoleUsers, resetConsoleUserPassword, type ConsoleUserDeps, type ConsoleUserFailure } from '../application/console-users.ts'
 import { CONSOLE_ROLES, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, nameViolations, roleViolations } from '../domain/console-users/account.ts'
 import { makeEventStore, readModelsOf } from '../composition/database.ts'
-import { EXIT, readTextFile, UsageError } from './io.ts'
+import { EXIT, READ_LIMITS, readTextFile, UsageError } from './io.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 
 const USERS_HELP = `
@@ -36,7 +36,7 @@ type Common = { by?: string; json?: boolean }
 /** Reads a password from a file (its first line) or, on a terminal, twice from a prompt that does not echo. */
 const readPassword = async (file: string | undefined): Promise<string> => {
   if (file !== undefined) {
-    const text = await readTextFile(file, '--password-file')
+    const text = await readTextFile(file, '--password-file', READ_LIMITS.password)
     return text.split(/\r?\n/)[0] ?? ''
   }
   if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) throw new UsageError('--password-file is required when not run in a terminal (the password is never taken from an argument)')

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
@@ -405,6 +405,45 @@ describe('the manifest is signed with the anchor key', () => {
     const r3 = await satang('report', 'verify', filed, '--key', other)
     expect(r3.code).toBe(1)
     expect(r3.stderr).toMatch(/the manifest is signed by key [0-9a-f]{16}, not by the anchor key [0-9a-f]{16}/)
+  })
+})
+
+describe('report verify reads a folder from elsewhere within bounds', () => {
+  const filed = join(work, 'bounded')
+  beforeAll(async () => {
+    const r = await reconciliation('--out', filed)
+    expect(r.code, r.stderr).toBe(0)
+  })
+
+  it('a manifest.json larger than 16 MiB is refused before it is read, naming its size and the limit (exit 2)', async () => {
+    const dir = join(work, 'huge-manifest')
+    cpSync(filed, dir, { recursive: true })
+    // Sparse: 17 MiB of zeros that take no room.
+    truncateSync(join(dir, 'manifest.json'), 17 * 1024 * 1024)
+    const r = await satang('report', 'verify', dir)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${join(dir, 'manifest.json')} is 17 MiB, more than the 16 MiB satang reads of it: it is not a manifest satang wrote`)
+  })
+
+  it('a listed file of more than 2 GiB is hashed as it streams in: reported ALTERED like any other (exit 1), not a failure of the command', async () => {
+    // Read whole, a file this large cannot even be held in one buffer (Node refuses files over 2 GiB).
+    // That files are hashed right is shown by every other verify here, through the same code.
+    const dir = join(work, 'huge-listed')
+    cpSync(filed, dir, { recursive: true })
+    unlinkSync(join(dir, 'manifest.sig'))
+    const big = join(dir, 'big.bin')
+    const size = 2 * 1024 * 1024 * 1024 + 4096
+    writeFileSync(big, '')
+    truncateSync(big, size)
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { format: string; signature?: unknown; files: Array<{ name: string; sha256: string; bytes: number }> }
+    delete m.signature
+    const listed = { ...m, format: 'satang-report-manifest-v1', files: [...m.files, { name: 'big.bin', sha256: '0'.repeat(64), bytes: size }] }
+    writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(listed, null, 2)}\n`)
+    const r = await satang('report', 'verify', dir, '--allow-unsigned')
+    unlinkSync(big)
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toMatch(/ALTERED big\.bin: manifest SHA-256 0{64}, file [0-9a-f]{64}/)
+    expect(r.stdout + r.stderr).not.toMatch(/ALTERED (?!big\.bin)/)
   })
 })
 

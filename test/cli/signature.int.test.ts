@@ -100,6 +100,25 @@ describe('bad input: exit 2 and a message that names the problem', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("required option '--private-key <file>' not specified")
   })
+  it('fields larger than 1 MiB, on stdin or in --fields FILE, and a key file larger than 64 KiB: refused before they are parsed', async () => {
+    const big = `{"a":"${'x'.repeat(1024 * 1024)}"}`
+    const onStdin = await runCli(['signature', 'canonical'], { stdin: big })
+    expect(onStdin.code).toBe(2)
+    expect(onStdin.stderr).toContain('the fields on stdin are more than the 1 MiB satang reads of them')
+    const file = join(dir, 'big-fields.json')
+    writeFileSync(file, big)
+    const inFile = await runCli(['signature', 'canonical', '--fields', file])
+    expect(inFile.code).toBe(2)
+    expect(inFile.stderr).toContain(`fields file ${JSON.stringify(file)} is 1.0 MiB, more than the 1 MiB satang reads of it`)
+    const key = join(dir, 'huge-key.pem')
+    writeFileSync(key, `${vectors.keys.merchant.private_key_pem}${'\n'.repeat(64 * 1024)}`)
+    const keyRead = await runCli(['signature', 'sign', '--private-key', key], { stdin: '{"a":"1"}' })
+    expect(keyRead.code).toBe(2)
+    expect(keyRead.stderr).toMatch(/private key file ".*huge-key\.pem" is 6\d\.\d KiB, more than the 64 KiB satang reads of it/)
+    // Just under the limits, the same commands work.
+    const fits = await runCli(['signature', 'canonical'], { stdin: `{"a":"${'x'.repeat(1024 * 1024 - 16)}"}` })
+    expect(fits.code, fits.stderr).toBe(0)
+  })
   it('an unknown canonicalizer', async () => {
     const r = await runCli(['signature', 'canonical', '--canonicalizer', 'md5-style'], { stdin: '{"a":"1"}' })
     expect(r.code).toBe(2)

@@ -1,11 +1,11 @@
 import { createHash, sign, verify, type KeyObject } from 'node:crypto'
-import { constants } from 'node:fs'
-import { open, readdir, unlink } from 'node:fs/promises'
+import { readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { JsonObject } from '../../domain/events/envelope.ts'
 import { anchorKeyIdOf } from '../eventstore/anchors.ts'
+import { readFileBounded, sha256OfFile, tooLargeText, type TooLarge } from '../os/bounded-read.ts'
 import { ensureDirectory, entryKind, writeFileNoFollow, writeRefused, type WriteRefused } from '../os/safe-write.ts'
 
 /*
@@ -131,20 +131,30 @@ export type Verified = {
 /** Why a manifest cannot be verified at all: none readable, or it is signed and no anchor key was given to check it. */
 export type VerifyRefused = { readonly _tag: 'NoManifest'; readonly reason: string } | { readonly _tag: 'NoKey'; readonly keyId: string }
 
-/** The bytes of `path` when it is a regular file (a link is not read through); null when absent or not a file. */
-const readRegular = async (path: string): Promise<Buffer | null> => {
+/**
+ * The most read of a folder's manifest.json and manifest.sig: a folder to check may come from anyone,
+ * and these two are parsed whole. A manifest names a handful of files and the runs of its days (a year's
+ * range is well under 1 MiB); a signature is one line.
+ */
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+export const MAX_SIGNATURE_BYTES = 64 * 1024
+
+/** The bytes of `path` when it is a regular file (a link is not read through), at most `maxBytes`; null when absent or not a file. */
+const readRegular = async (path: string, maxBytes: number): Promise<E.Either<TooLarge, Buffer> | null> => {
   if ((await entryKind(path)) !== 'file') return null
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => null)
-  if (handle === null) return null
-  try {
-    return await handle.readFile()
-  } finally {
-    await handle.close()
-  }
+  return await readFileBounded(path, maxBytes, { noFollow: true }).catch(() => null)
 }
 
-const checkSignature = (manifest: Buffer, signatureText: Buffer | null, keyId: string, publicKey: KeyObject): SignatureStatus => {
-  if (signatureText === null) return { _tag: 'Invalid', reason: `${SIGNATURE} is missing: the manifest says it is signed by anchor key ${keyId}` }
+/** SHA-256 of `path` when it is a regular file (a link is not read through), read in chunks whatever its size; null when absent or not a file. */
+const hashRegular = async (path: string): Promise<string | null> => {
+  if ((await entryKind(path)) !== 'file') return null
+  return (await sha256OfFile(path, { noFollow: true }).catch(() => null))?.sha256 ?? null
+}
+
+const checkSignature = (manifest: Buffer, signatureRead: E.Either<TooLarge, Buffer> | null, keyId: string, publicKey: KeyObject): SignatureStatus => {
+  if (signatureRead === null) return { _tag: 'Invalid', reason: `${SIGNATURE} is missing: the manifest says it is signed by anchor key ${keyId}` }
+  if (E.isLeft(signatureRead)) return { _tag: 'Invalid', reason: `${SIGNATURE} ${tooLargeText(signatureRead.left)}` }
+  const signatureText = signatureRead.right
   let parsed: unknown
   try {
     parsed = JSON.parse(signatureText.toString('utf8'))
@@ -172,8 +182,10 @@ const checkSignature = (manifest: Buffer, signatureText: Buffer | null, keyId: s
  * `allowUnsigned`. Left: no readable manifest, or a signed one and no key to check it with.
  */
 export const verifyReportDir = async (dir: string, options: { readonly publicKey: KeyObject | null; readonly allowUnsigned: boolean }): Promise<E.Either<VerifyRefused, Verified>> => {
-  const manifestText = await readRegular(join(dir, MANIFEST)).catch(() => null)
-  if (manifestText === null) return E.left({ _tag: 'NoManifest', reason: `no ${MANIFEST} (a regular file) in ${dir}` })
+  const manifestRead = await readRegular(join(dir, MANIFEST), MAX_MANIFEST_BYTES).catch(() => null)
+  if (manifestRead === null) return E.left({ _tag: 'NoManifest', reason: `no ${MANIFEST} (a regular file) in ${dir}` })
+  if (E.isLeft(manifestRead)) return E.left({ _tag: 'NoManifest', reason: `${join(dir, MANIFEST)} ${tooLargeText(manifestRead.left)}: it is not a manifest satang wrote` })
+  const manifestText = manifestRead.right
   let parsed: unknown
   try {
     parsed = JSON.parse(manifestText.toString('utf8'))
@@ -189,7 +201,7 @@ export const verifyReportDir = async (dir: string, options: { readonly publicKey
   if (manifest.format === MANIFEST_FORMAT) {
     if (options.publicKey === null) return E.left({ _tag: 'NoKey', keyId: manifest.signature.key_id })
     listed.add(SIGNATURE)
-    signature = checkSignature(manifestText, await readRegular(join(dir, SIGNATURE)), manifest.signature.key_id, options.publicKey)
+    signature = checkSignature(manifestText, await readRegular(join(dir, SIGNATURE), MAX_SIGNATURE_BYTES), manifest.signature.key_id, options.publicKey)
     if (signature._tag === 'Invalid') problems.push({ _tag: 'BadSignature', reason: signature.reason })
   } else {
     signature = { _tag: 'Unsigned' }
@@ -207,12 +219,11 @@ export const verifyReportDir = async (dir: string, options: { readonly publicKey
       problems.push({ _tag: 'Missing', file: f.name })
       continue
     }
-    const data = await readRegular(join(dir, f.name))
-    if (data === null) {
+    const actual = await hashRegular(join(dir, f.name))
+    if (actual === null) {
       problems.push({ _tag: 'NotAFile', file: f.name })
       continue
     }
-    const actual = sha256(data)
     if (actual !== f.sha256) problems.push({ _tag: 'Altered', file: f.name, expected: f.sha256, actual })
     checked.push(f.name)
   }
