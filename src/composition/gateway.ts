@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { makeWorkerSigner } from '../adapters/gateway/background-signer.ts'
@@ -37,9 +37,9 @@ export type GatewayConnection = {
 const readKeyFile = async (variable: string, path: string, load: (pem: string) => E.Either<{ readonly message: string }, KeyObject>): Promise<KeyObject> => {
   let pem: string
   try {
-    pem = await readFile(path, 'utf8')
+    pem = await readTextBounded(path, CONFIG_READ_LIMITS.key)
   } catch (e) {
-    throw new StartupError(`${variable}: cannot read ${JSON.stringify(path)} (${e instanceof Error && 'code' in e ? String(e.code) : 'unreadable'})`)
+    throw new StartupError(`${variable}: cannot read ${JSON.stringify(path)} (${readFailureText(e)})`)
   }
   const key = load(pem)
   if (E.isLeft(key)) throw new StartupError(`${variable}: ${key.left.message}`)

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { ApiTokens } from '../adapters/http/api-tokens.ts'
 import type { OpenIdSettings } from '../adapters/http/console/openid.ts'
@@ -16,9 +16,9 @@ import { loadOrCreateSessionSecret, MIN_SESSION_SECRET_LENGTH, type LocalSession
 const readSecret = async (variable: string, path: string): Promise<E.Either<string, string>> => {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = await readTextBounded(path, CONFIG_READ_LIMITS.secret)
   } catch (e) {
-    return E.left(`${variable}: cannot read ${JSON.stringify(path)} (${e instanceof Error && 'code' in e ? String(e.code) : 'unreadable'})`)
+    return E.left(`${variable}: cannot read ${JSON.stringify(path)} (${readFailureText(e)})`)
   }
   // A secret file usually ends with a newline (echo, most editors); the secret itself never does.
   const secret = text.replace(/\r?\n$/, '')

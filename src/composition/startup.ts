@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import { isAbsolute, join, resolve } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConfig, formatConfigErrors, type Config } from '../config.ts'
@@ -33,9 +33,9 @@ export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<
   if (path !== undefined && path !== '') {
     let text: string
     try {
-      text = await readFile(path, 'utf8')
+      text = await readTextBounded(path, CONFIG_READ_LIMITS.config)
     } catch (e) {
-      throw new StartupError(`SATANG_CONFIG: cannot read ${JSON.stringify(path)} (${e instanceof Error && 'code' in e ? String(e.code) : 'unreadable'})`)
+      throw new StartupError(`SATANG_CONFIG: cannot read ${JSON.stringify(path)} (${readFailureText(e)})`)
     }
     let parsed: unknown
     try {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -99,7 +99,14 @@ describe('bad Kafka security settings: satang relay exits 2 naming the variable 
   })
 
   it('a CA file that does not exist', async () => {
-    await refuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_CA_FILE: path('absent.pem') }, 'SATANG_KAFKA_SSL_CA_FILE', /SATANG_KAFKA_SSL_CA_FILE: cannot read ".*absent.pem" \(ENOENT\)/)
+    await refuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_CA_FILE: path('absent.pem') }, 'SATANG_KAFKA_SSL_CA_FILE', /SATANG_KAFKA_SSL_CA_FILE: cannot read ".*absent.pem" \(no such file\)/)
+  })
+
+  it('a CA file larger than the 4 MiB satang reads (a log file given by mistake)', async () => {
+    const huge = path('huge-ca.pem')
+    writeFileSync(huge, '')
+    truncateSync(huge, 5 * 1024 * 1024)
+    await refuses({ SATANG_KAFKA_SSL: 'true', SATANG_KAFKA_SSL_CA_FILE: huge }, 'SATANG_KAFKA_SSL_CA_FILE', /SATANG_KAFKA_SSL_CA_FILE: cannot read ".*huge-ca.pem" \(is 5 MiB, more than the 4 MiB satang reads of it\)/)
   })
 
   it('a key without its certificate', async () => {

@@ -35,10 +35,18 @@ describe('settings whose secret is in a file', () => {
   })
 
   it('a missing, empty or invalid file stops start-up naming the variable and the file, never the content', async () => {
-    await expect(loadConfig({ SATANG_API_TOKENS_FILE: join(dir, 'absent') })).rejects.toThrow(/SATANG_API_TOKENS_FILE: cannot read ".*absent" \(ENOENT\)/)
+    await expect(loadConfig({ SATANG_API_TOKENS_FILE: join(dir, 'absent') })).rejects.toThrow(/SATANG_API_TOKENS_FILE: cannot read ".*absent" \(no such file\)/)
     await expect(loadConfig({ SATANG_DATABASE_URL: 'postgres://satang@db/satang', SATANG_DATABASE_PASSWORD_FILE: file('empty', '\n') })).rejects.toThrow(/SATANG_DATABASE_PASSWORD_FILE: ".*empty" is empty/)
     const bad = loadConfig({ SATANG_API_TOKENS_FILE: file('bad', 'shop:SECRET-VALUE-0123456789:no-such-scope') })
     await expect(bad).rejects.toThrow(/SATANG_API_TOKENS_FILE: the tokens in ".*bad" are invalid/)
     await expect(bad).rejects.not.toThrow(/SECRET-VALUE/)
+  })
+
+  it('a file larger than satang reads (a secret past 1 MiB, SATANG_CONFIG past 1 MiB, /dev/zero) stops start-up naming its size and the limit, before it is held', async () => {
+    const big = file('big-secret', 'x'.repeat(1024 * 1024 + 1))
+    await expect(loadConfig({ SATANG_API_TOKENS_FILE: big })).rejects.toThrow(/SATANG_API_TOKENS_FILE: cannot read ".*big-secret" \(is 1\.0 MiB, more than the 1 MiB satang reads of it\)/)
+    await expect(loadConfig({ SATANG_CONFIG: file('big-config.json', `{"SATANG_PORT": 8080, "x": "${'y'.repeat(1024 * 1024)}"}`) })).rejects.toThrow(/SATANG_CONFIG: cannot read ".*big-config\.json" \(is 1\.0 MiB, more than the 1 MiB satang reads of it\)/)
+    // A device with no end is cut off at the limit too (no size is trusted).
+    await expect(loadConfig({ SATANG_CONFIG: '/dev/zero' })).rejects.toThrow(/SATANG_CONFIG: cannot read "\/dev\/zero" \(is larger than the 1 MiB satang reads of it\)/)
   })
 })

@@ -90,3 +90,40 @@ export const sha256OfFile = async (path: string, options: { readonly noFollow?: 
     await handle.close()
   }
 }
+
+/** A file larger than a reader takes: `code` as the file system's errors have one, the message says the size and the limit. */
+export class FileTooLarge extends Error {
+  override readonly name = 'FileTooLarge'
+  readonly code = 'EFBIG'
+  readonly tooLarge: TooLarge
+  constructor(tooLarge: TooLarge) {
+    super(tooLargeText(tooLarge))
+    this.tooLarge = tooLarge
+  }
+}
+
+/** The text (UTF-8) of `path`, at most `maxBytes` of it: throws what opening or reading throws, or FileTooLarge. */
+export const readTextBounded = async (path: string, maxBytes: number): Promise<string> => {
+  const read = await readFileBounded(path, maxBytes)
+  if (E.isLeft(read)) throw new FileTooLarge(read.left)
+  return read.right.toString('utf8')
+}
+
+/** Why a file could not be read, for a message: its size against the limit, "no such file", or the system's code. */
+export const readFailureText = (e: unknown): string => {
+  if (e instanceof FileTooLarge) return e.message
+  const code = typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : 'unreadable'
+  return code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : code
+}
+
+/** How much of each kind of configuration file satang reads at start. */
+export const CONFIG_READ_LIMITS = {
+  /** SATANG_CONFIG: a JSON object of settings. */
+  config: 1024 * 1024,
+  /** A PEM key (an RSA key of 16,384 bits is about 13 KiB). */
+  key: 64 * 1024,
+  /** A PEM file of certificates: a CA bundle (the system's whole bundle is about 200 KiB). */
+  certificates: 4 * 1024 * 1024,
+  /** A secret file: a password, a session secret, the API tokens. */
+  secret: 1024 * 1024,
+} as const
