@@ -24,8 +24,13 @@
  * W had its id before X, so at S it was either running (then it is in r or in [x, X), all below
  * resolvedBelow: a contradiction) or ended; if it committed, its events are visible at S, so m ≥ W ≥
  * resolvedBelow: a contradiction again. So X's events come right after everything delivered so far.
- * Anything else (a transaction not known to have ended, a payload not signed by the key, a bare
- * wake-up) falls back to a read below the horizon, as before: an announcement only ever saves a read.
+ * An id of r or of [x, X) may also be known empty (KnownEmpty): a subscriber that must wait asks which
+ * of those ids had ended, before a snapshot of its own, with no event in the log (a transaction of
+ * another database, a session that wrote elsewhere: they never announce, and each new one would
+ * otherwise cost a read). Such an id is no W of the argument above, so it need not be below
+ * resolvedBelow. Anything else (a transaction not known to have ended, a payload not signed by the
+ * key, a bare wake-up) falls back to a read below the horizon, as before: an announcement only ever
+ * saves a read.
  */
 // One namespace import: `crypto.hash` is looked up at run time (older Node has none).
 import * as crypto from 'node:crypto'
@@ -36,6 +41,8 @@ export type Announcement = {
   readonly xmax: bigint
   /** The largest id running at S that is older than X, or -1 when none was. */
   readonly newestRunning: bigint
+  /** Every id running at S that is older than X (`r`). */
+  readonly running: ReadonlyArray<bigint>
   /** The transaction id of the last older event visible at S, or null. */
   readonly lastOlderTx: bigint | null
   /** X's events as rows in the shape of a read: [tx id, position, stream, revision, id, type, schema version, data, metadata, recorded ms]. */
@@ -121,24 +128,58 @@ export const readAnnouncement = (payload: string, key: Buffer | AnnouncementKey)
   if (!b.e.every(isRow)) return undefined
   const tx = b.t
   let newestRunning = -1n
+  const running: bigint[] = []
   for (const r of b.r) {
     const id = BigInt(r)
+    running.push(id)
     if (id > newestRunning) newestRunning = id
   }
   const lastOlder = b.m === null ? null : BigInt(b.m[0] as string)
-  return { tx: BigInt(tx), xmax: BigInt(b.x), newestRunning, lastOlderTx: lastOlder, rows: b.e.map((row: ReadonlyArray<unknown>) => [tx, ...row]) }
+  return { tx: BigInt(tx), xmax: BigInt(b.x), newestRunning, running, lastOlderTx: lastOlder, rows: b.e.map((row: ReadonlyArray<unknown>) => [tx, ...row]) }
 }
 
 /** The last position among an announcement's rows. */
 export const lastPosition = (a: Announcement): bigint => BigInt(String(a.rows.at(-1)?.[1] ?? '0'))
 
+/**
+ * Ids known never to hold an event: each had ended, with no event in the log, as a snapshot taken
+ * after its end showed (a transaction of another database, a session that wrote elsewhere, one rolled
+ * back). An announcement need not wait for them: a transaction W < X with events is never among them,
+ * so the module comment's argument holds with them counted as resolved.
+ */
+export type KnownEmpty = { readonly has: (id: bigint) => boolean }
+
+const NONE_KNOWN: KnownEmpty = { has: () => false }
+
+/** The most ids of [x, X) a subscriber asks about (`blockersOf`); a wider range waits as before. */
+export const MAX_BLOCKER_SPAN = 64n
+
+/**
+ * The ids `a` waits for that are not resolved nor known empty: those of r, and of [x, X), at or above
+ * `resolvedBelow`. Undefined when it waits for something else (its own transaction's cursor, an older
+ * event, a range wider than MAX_BLOCKER_SPAN): asking about ids would not settle it.
+ */
+export const blockersOf = (a: Announcement, s: FollowState, known: KnownEmpty = NONE_KNOWN): ReadonlyArray<bigint> | undefined => {
+  if (a.tx === s.cursorTx || (a.lastOlderTx !== null && a.lastOlderTx >= s.resolvedBelow)) return undefined
+  const ids: bigint[] = []
+  if (a.newestRunning >= s.resolvedBelow) for (const id of a.running) if (id >= s.resolvedBelow && !known.has(id)) ids.push(id)
+  if (a.xmax < a.tx && a.tx > s.resolvedBelow) {
+    const from = a.xmax > s.resolvedBelow ? a.xmax : s.resolvedBelow
+    if (a.tx - from > MAX_BLOCKER_SPAN) return undefined
+    for (let id = from; id < a.tx; id++) if (!known.has(id) && !ids.includes(id)) ids.push(id)
+  }
+  return ids
+}
+
 /** Whether the subscriber may deliver `a` now, has delivered its events already, or must wait (see the module comment). */
-export const verdictOf = (a: Announcement, s: FollowState): Verdict => {
+export const verdictOf = (a: Announcement, s: FollowState, known: KnownEmpty = NONE_KNOWN): Verdict => {
   if (a.tx < s.resolvedBelow) return 'stale'
   if (a.tx < s.cursorTx || (a.tx === s.cursorTx && lastPosition(a) <= s.cursorPosition)) return 'stale'
   if (a.tx === s.cursorTx) return 'wait'
-  if (a.newestRunning >= s.resolvedBelow) return 'wait'
-  if (a.xmax < a.tx && a.tx > s.resolvedBelow) return 'wait'
   if (a.lastOlderTx !== null && a.lastOlderTx >= s.resolvedBelow) return 'wait'
-  return 'deliver'
+  const running = a.newestRunning >= s.resolvedBelow
+  const unnamed = a.xmax < a.tx && a.tx > s.resolvedBelow
+  if (!running && !unnamed) return 'deliver'
+  const blockers = blockersOf(a, s, known)
+  return blockers !== undefined && blockers.length === 0 ? 'deliver' : 'wait'
 }

@@ -59,7 +59,7 @@ import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
 import { eventsTable, isValidSchemaName, schemaTag } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
-import { announcementKeyOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey } from './announcements.ts'
+import { announcementKeyOf, blockersOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey } from './announcements.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 import { DEFAULT_PAGE_BYTES, makePageSizer } from './page-bytes.ts'
@@ -140,6 +140,10 @@ const MAX_ANNOUNCED = 256
 const ANNOUNCED_WAIT_MS = 3
 /** While waiting does not pay, one wait in this many still does, to notice when it pays again. */
 const WAIT_PROBE = 16
+/** The most transaction ids a subscriber asks about at once (settle); more are read as before. */
+const MAX_SETTLE_IDS = 256
+/** Ids a subscriber keeps as known empty; past this, those below resolvedBelow go, then the oldest. */
+const MAX_KNOWN_EMPTY = 4_096
 /** How often a store without the announcement key tries to read it again while announcements arrive. */
 const KEY_RETRY_MS = 30_000
 /** The application_name of a store's LISTEN connection, then the schema's tag: appenders look for it to know whether anyone listens. */
@@ -429,6 +433,14 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     // Horizon and page in one round trip (migration 0005): a header row, then the page.
     readLive: { name: `satang_es_live_${tag}`, text: `select * from "${schema}".read_live($1::xid8, $2::bigint, $3::int, $4::text)` },
     beyond: { name: `satang_es_beyond_${tag}`, text: `select true from ${t} e where (e.tx_id, e.position) > ($1::xid8, $2::bigint) order by e.tx_id, e.position limit 1` },
+    // Of the transaction ids in $1, those that had ended before this statement's snapshot with no
+    // event in the log: they never hold one (announcements.ts, KnownEmpty). An index probe each.
+    endedEmpty: {
+      name: `satang_es_ended_empty_${tag}`,
+      text: `select u.x from unnest($1::text[]) u(x)
+              where pg_visible_in_snapshot(u.x::xid8, pg_current_snapshot())
+                and (select e.position from ${t} e where e.tx_id = u.x::xid8 order by e.tx_id, e.position limit 1) is null`,
+    },
     streamForward: {
       name: `satang_es_fwd_${tag}`,
       text: `select ${EVENT_COLUMNS} from ${t} e where e.stream_name = $1 and e.stream_revision >= $2 order by e.stream_revision limit $3`,
@@ -876,6 +888,10 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
     let bareWake = false
     // Announcements heard and not yet delivered or found stale, oldest transaction first when examined.
     const announced: Array<{ a: Announcement; examined: boolean; heardAt: number }> = []
+    // Transaction ids found to have ended with no event (settle): announcements need not wait for them.
+    const knownEmpty = new Set<bigint>()
+    // A question asked beside a wait, while it is out.
+    let settling: Promise<void> | undefined
     let interrupt: (() => void) | undefined
     const wake = (payload?: string): void => {
       const heardAt = performance.timeOrigin + performance.now()
@@ -930,26 +946,54 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
       }
 
       /**
+       * Asks which of the ids that waiting announcements wait for had ended with no event (a transaction
+       * of another database, a session that wrote elsewhere): those are known empty from then on, and
+       * an announcement waiting only for such ids goes out without a read. True when some were.
+       */
+      const settle = async (): Promise<boolean> => {
+        const state = { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) }
+        const ids = new Set<bigint>()
+        for (const x of announced) if (x.examined) for (const id of blockersOf(x.a, state, knownEmpty) ?? []) ids.add(id)
+        if (ids.size === 0 || ids.size > MAX_SETTLE_IDS) return false
+        try {
+          const rows = await query({ ...sql.endedEmpty, values: [[...ids].map(String)], rowMode: 'array' })
+          if (knownEmpty.size > MAX_KNOWN_EMPTY) for (const id of knownEmpty) if (id < resolvedBelow || knownEmpty.size > MAX_KNOWN_EMPTY) knownEmpty.delete(id)
+          for (const r of rows) knownEmpty.add(BigInt(String(r[0])))
+          return rows.length > 0
+        } catch (err) {
+          // Only a read saved: the read that follows reports a failure that lasts.
+          log.debug({ err }, 'could not ask which transactions ended with no event; reading instead')
+          return false
+        }
+      }
+
+      /**
        * Delivers the announcements that are next in the global order, drops those delivered already; one
-       * that must wait calls for a read the first time it is examined, at once or ANNOUNCED_WAIT_MS later.
+       * that must wait calls for a read the first time it is examined, at once or ANNOUNCED_WAIT_MS later,
+       * unless what it waits for is found to have ended with no event (`settle`).
        */
       const deliverAnnounced = async (): Promise<E.Either<SubscriptionError, void>> => {
         announced.sort((x, y) => (x.a.tx < y.a.tx ? -1 : x.a.tx > y.a.tx ? 1 : 0))
+        // Announcements examined for the first time that must wait: ask about what they wait for, then
+        // wait for announcements ANNOUNCED_WAIT_MS or read at once (`readNow`: waiting has not paid lately).
+        let settleNow = false
+        let readNow = false
         for (let i = 0; i < announced.length && !stopping; ) {
           const entry = announced[i]
           if (entry === undefined) break
-          const verdict = verdictOf(entry.a, { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) })
+          const verdict = verdictOf(entry.a, { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) }, knownEmpty)
           if (verdict === 'wait') {
             // Most often an older append still committing, whose own announcement settles it: a read
             // now would find it unfinished and hold up that announcement's delivery. But the
             // transaction may be one that never announces (an autovacuum's, another database's, a
-            // coalesced append): then waiting only delays. So wait ANNOUNCED_WAIT_MS while waits have
-            // mostly been settled by announcements (and one in WAIT_PROBE otherwise, to notice when
-            // they are again); else read at once, as after a bare wake-up.
+            // coalesced append). So first ask which of the ids it waits for ended with no event
+            // (`settle`, one index probe each, below); then wait ANNOUNCED_WAIT_MS while waits have
+            // mostly paid (and one in WAIT_PROBE otherwise, to notice when they do again), and ask
+            // again before reading; else read at once, as after a bare wake-up.
             if (!entry.examined) {
               waits += 1
-              if (waitScore >= 0.5 || waits % WAIT_PROBE === 0) readAt ??= performance.now() + ANNOUNCED_WAIT_MS
-              else woken = true
+              settleNow = true
+              if (waitScore < 0.5 && waits % WAIT_PROBE !== 0) readNow = true
             }
             entry.examined = true
             i++
@@ -973,6 +1017,25 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           // Later announcements may have become deliverable: look from the start again.
           i = 0
         }
+        if (settleNow && !stopping) {
+          if (readNow) {
+            // Waits have not paid lately: ask, and read at once what that does not settle.
+            if (await settle()) {
+              const r = await deliverAnnounced()
+              if (E.isLeft(r)) return r
+            }
+            if (announced.some((x) => x.examined)) woken = true
+          } else {
+            // Most often an older append still committing, whose own announcement comes within the
+            // wait; a transaction of the cluster that never appends has often ended by the time the
+            // question is answered. So ask beside the wait, and look again when the answer settled some.
+            readAt ??= performance.now() + ANNOUNCED_WAIT_MS
+            settling ??= settle().then((settled) => {
+              settling = undefined
+              if (settled) interrupt?.()
+            })
+          }
+        }
         if (announced.every((x) => !x.examined)) readAt = undefined
         return E.right(undefined)
       }
@@ -994,7 +1057,17 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
           }
           const now = performance.now()
           if (readAt !== undefined && now >= readAt) {
-            // The wait was not settled by announcements: read.
+            // The wait was not settled by announcements: ask whether what it waits for ended with no
+            // event meanwhile (then waiting paid all the same); read when that does not settle it either.
+            if (await settle()) {
+              waitScore = waitScore * 0.8 + 0.2
+              readAt = undefined
+              const r = await deliverAnnounced()
+              if (E.isLeft(r)) return r
+              if (woken) return r
+              if (announced.some((x) => x.examined)) readAt = performance.now()
+              continue
+            }
             waitScore *= 0.8
             woken = true
             break

@@ -290,6 +290,58 @@ describe('announcements', () => {
     }
   })
 
+  it('transactions of the cluster that never append here (in another database; in this one, having written elsewhere) do not send announcements to a read, each new one as it comes', async () => {
+    const { f, before } = await quietFollower()
+    const elsewhere = new URL(schema.url)
+    elsewhere.pathname = '/postgres'
+    const clients = [new Client({ connectionString: elsewhere.toString() }), new Client({ connectionString: schema.url })]
+    try {
+      for (const c of clients) await c.connect()
+      const written: string[] = []
+      for (let i = 0; i < 20; i++) {
+        // A new transaction with an id, older than the append's and running at its snapshot, that ends
+        // just after it with nothing in the log: named in the announcement, it is never announced.
+        const other = clients[i % 2]
+        if (other === undefined) throw new Error('no client')
+        await other.query('begin')
+        await other.query('select pg_current_xact_id()')
+        const e = anEvent(i)
+        await append(writer, [e])
+        await other.query('commit')
+        written.push(e.eventId)
+        await waitFor('the append at the subscriber', () => f.seen.includes(e.eventId))
+      }
+      // Each of them sent the subscriber to read (20 of 20) before it asked which ids had ended with no event.
+      await expectAnnounced(f, before, written, 2)
+    } finally {
+      for (const c of clients) await c.end().catch(() => undefined)
+      await f.stop()
+    }
+  })
+
+  it('a transaction that never appends, still running, is read past as before: the events come all the same, in order', async () => {
+    const { f, before } = await quietFollower()
+    const other = new Client({ connectionString: schema.url })
+    try {
+      await other.connect()
+      await other.query('begin')
+      await other.query('select pg_current_xact_id()')
+      const written: string[] = []
+      for (let i = 0; i < 5; i++) {
+        const e = anEvent(i)
+        await append(writer, [e])
+        written.push(e.eventId)
+      }
+      // The first announcement waits for it and is read; the read passes it (the horizon is satang's own).
+      await expectAnnounced(f, before, written, 5)
+      expect(f.counts.read - before.read).toBeGreaterThanOrEqual(1)
+    } finally {
+      await other.query('rollback').catch(() => undefined)
+      await other.end().catch(() => undefined)
+      await f.stop()
+    }
+  })
+
   it('an announcement waits for an older append still in flight, then comes after it; a rolled back one holds nothing', async () => {
     const f = await follower(schema, await head())
     const older = new Client({ connectionString: schema.url })

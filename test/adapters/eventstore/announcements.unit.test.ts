@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { announcementKeyOf, lastPosition, macOf, readAnnouncement, verdictOf, type Announcement, type FollowState } from '../../../src/adapters/eventstore/announcements.ts'
+import { announcementKeyOf, blockersOf, lastPosition, macOf, readAnnouncement, verdictOf, type Announcement, type FollowState, type KnownEmpty } from '../../../src/adapters/eventstore/announcements.ts'
 
 /**
  * Issue 24, live delivery: what a subscriber believes of a notification's payload, and when it may
@@ -32,6 +32,7 @@ describe('readAnnouncement', () => {
       tx: 100n,
       xmax: 101n,
       newestRunning: 97n,
+      running: [95n, 97n],
       lastOlderTx: 90n,
       rows: [
         ['100', ...row('13')],
@@ -116,7 +117,16 @@ describe('readAnnouncement', () => {
 })
 
 describe('verdictOf', () => {
-  const a = (over: Partial<Announcement> = {}): Announcement => ({ tx: 100n, xmax: 101n, newestRunning: -1n, lastOlderTx: 90n, rows: [['100', '13'], ['100', '15']], ...over })
+  // `running` follows `newestRunning` unless given: the list r, whose largest is newestRunning.
+  const a = (over: Partial<Announcement> = {}): Announcement => ({
+    tx: 100n,
+    xmax: 101n,
+    newestRunning: -1n,
+    lastOlderTx: 90n,
+    rows: [['100', '13'], ['100', '15']],
+    ...over,
+    running: over.running ?? (over.newestRunning === undefined || over.newestRunning < 0n ? [] : [over.newestRunning]),
+  })
   const s = (over: Partial<FollowState> = {}): FollowState => ({ resolvedBelow: 95n, cursorTx: 90n, cursorPosition: 12n, ...over })
 
   it('delivers when nothing older can still come: nothing running below it, the snapshot past it, the last older event delivered', () => {
@@ -139,6 +149,29 @@ describe('verdictOf', () => {
   it('waits when an older event visible at the snapshot is not delivered yet', () => {
     expect(verdictOf(a({ lastOlderTx: 95n }), s())).toBe('wait')
     expect(verdictOf(a({ lastOlderTx: 94n }), s())).toBe('deliver')
+  })
+
+  it('ids known never to hold an event (ended with none) are not waited for; any other id still is', () => {
+    const known = (...ids: bigint[]): KnownEmpty => ({ has: (id) => ids.includes(id) })
+    // r names 96 and 98: both known empty, it goes; one of them unknown, it waits.
+    expect(verdictOf(a({ newestRunning: 98n, running: [96n, 98n] }), s(), known(96n, 98n))).toBe('deliver')
+    expect(verdictOf(a({ newestRunning: 98n, running: [96n, 98n] }), s(), known(98n))).toBe('wait')
+    // [x, X) = [97, 100): every id of it must be known empty, or below resolvedBelow.
+    expect(verdictOf(a({ xmax: 97n }), s(), known(97n, 98n, 99n))).toBe('deliver')
+    expect(verdictOf(a({ xmax: 97n }), s(), known(97n, 99n))).toBe('wait')
+    expect(verdictOf(a({ xmax: 97n }), s({ resolvedBelow: 98n }), known(98n, 99n))).toBe('deliver')
+    // An older event visible at the snapshot is a real event: knowing ids empty never settles it.
+    expect(verdictOf(a({ lastOlderTx: 96n }), s(), known(96n))).toBe('wait')
+    // Its own transaction's cursor neither.
+    expect(verdictOf(a(), s({ cursorTx: 100n, cursorPosition: 13n }), known(100n))).toBe('wait')
+  })
+
+  it('blockersOf names the ids an announcement waits for, at or above resolvedBelow and not known empty; none to ask about when something else holds it', () => {
+    expect(blockersOf(a({ newestRunning: 98n, running: [93n, 96n, 98n], xmax: 97n }), s(), { has: (id) => id === 96n })).toEqual([98n, 97n, 99n])
+    expect(blockersOf(a(), s())).toEqual([])
+    expect(blockersOf(a({ lastOlderTx: 96n }), s())).toBeUndefined()
+    expect(blockersOf(a({ tx: 200n, xmax: 100n, lastOlderTx: 90n }), s())).toBeUndefined()
+    expect(blockersOf(a({ tx: 159n, xmax: 95n, lastOlderTx: 90n }), s())).toHaveLength(64)
   })
 
   it('drops what was delivered already: below resolvedBelow, or at or before the cursor', () => {
