@@ -10,7 +10,8 @@ import type { Config } from '../config.ts'
 import { EVENT_STORE_SCHEMA, type Database } from '../composition/database.ts'
 import { StartupError } from '../composition/startup.ts'
 import { configOrUsage, openToolDatabase, quietLogger } from './tool-config.ts'
-import { EXIT, READ_LIMITS, UsageError, readTextFile } from './io.ts'
+import { EXIT, UsageError, readTextFile } from './io.ts'
+import { READ_LIMITS } from '../adapters/os/bounded-read.ts'
 
 type VerifyOptions = { json?: boolean; saveHeads?: string; against?: string; expectDigest?: string; quiet?: boolean; anchorKey?: string; anchorFile?: string }
 /** The options of `satang audit` itself, which `satang audit --kind order verify` hands back to the trail. */

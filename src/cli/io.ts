@@ -1,6 +1,3 @@
-import type { Either } from 'fp-ts/lib/Either.js'
-import type { TooLarge } from '../adapters/os/bounded-read.ts'
-
 // Loaded when a command reads a file: `satang --help` loads nothing but the command list and this module.
 const boundedRead = () => import('../adapters/os/bounded-read.ts')
 
@@ -12,10 +9,8 @@ export class UsageError extends Error {
 /** Exit codes: 0 ok, 1 a negative answer (e.g. signature invalid), 2 bad input or usage, 3 runtime failure. */
 export const EXIT = { ok: 0, negative: 1, usage: 2, failure: 3 } as const
 
-/** The most read of a fields document (stdin or --fields FILE): a gateway request's fields are a few KiB. */
-export const MAX_FIELDS_BYTES = 1024 * 1024
-
-export const readStdin = async (maxBytes = MAX_FIELDS_BYTES): Promise<string> => {
+/** At most `maxBytes` of stdin, as text; a usage error when there is more. */
+export const readStdin = async (maxBytes: number): Promise<string> => {
   if (process.stdin.isTTY) throw new UsageError('no input: pipe the fields as a JSON object on stdin, or give --fields FILE')
   const { formatBytes, readStreamBounded } = await boundedRead()
   const read = await readStreamBounded(process.stdin, maxBytes)
@@ -23,37 +18,22 @@ export const readStdin = async (maxBytes = MAX_FIELDS_BYTES): Promise<string> =>
   return read.right.toString('utf8')
 }
 
-/** How much of each kind of file the commands read (a larger one is refused before it is parsed). */
-export const READ_LIMITS = {
-  /** A PEM key (an RSA key of 16,384 bits is about 13 KiB). */
-  key: 64 * 1024,
-  /** A password file: one line. */
-  password: 64 * 1024,
-  fields: MAX_FIELDS_BYTES,
-  /** `audit verify --against`: one head per stream (about 150 bytes each): a few million streams (and under the longest string Node makes). */
-  heads: 500 * 1024 * 1024,
-  /** `SATANG_ANCHOR_FILE`: one line per anchor (hourly: a few MiB a year). */
-  anchors: 256 * 1024 * 1024,
-} as const
-
-/** The text of `path`, at most `maxBytes` of it; a usage error naming the file and the rule otherwise. */
+/** The text of `path`, at most `maxBytes` of it (READ_LIMITS); a usage error naming the file and the rule otherwise. */
 export const readTextFile = async (path: string, what: string, maxBytes: number): Promise<string> => {
-  const { readFileBounded, tooLargeText } = await boundedRead()
-  let read: Either<TooLarge, Buffer>
+  const { FileTooLarge, readFailureText, readTextBounded } = await boundedRead()
   try {
-    read = await readFileBounded(path, maxBytes)
+    return await readTextBounded(path, maxBytes)
   } catch (e) {
-    const code = typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : 'unreadable'
-    throw new UsageError(`cannot read ${what} ${JSON.stringify(path)}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : code}`)
+    if (e instanceof FileTooLarge) throw new UsageError(`${what} ${JSON.stringify(path)} ${e.message}`)
+    throw new UsageError(`cannot read ${what} ${JSON.stringify(path)}: ${readFailureText(e)}`)
   }
-  if (read._tag === 'Left') throw new UsageError(`${what} ${JSON.stringify(path)} ${tooLargeText(read.left)}`)
-  return read.right.toString('utf8')
 }
 
 /** Reads a JSON object of fields from `--fields FILE` or stdin; anything but an object is a usage error. */
 export const readFieldsJson = async (fieldsFile: string | undefined): Promise<Record<string, unknown>> => {
   const source = fieldsFile === undefined ? 'stdin' : JSON.stringify(fieldsFile)
-  const text = fieldsFile === undefined ? await readStdin() : await readTextFile(fieldsFile, 'fields file', READ_LIMITS.fields)
+  const { READ_LIMITS } = await boundedRead()
+  const text = fieldsFile === undefined ? await readStdin(READ_LIMITS.fields) : await readTextFile(fieldsFile, 'fields file', READ_LIMITS.fields)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

@@ -8,7 +8,8 @@ import { checkMerchantId } from '../sandbox/merchants.ts'
 import { DEFAULT_RATE_LIMIT, DEFAULT_SANDBOX_HOST, DEFAULT_SANDBOX_PORT, DEFAULT_SETTINGS } from '../sandbox/sandbox.ts'
 import { parsePromptPayId } from '../sandbox/thai-qr.ts'
 import { makeLogger } from '../logger.ts'
-import { EXIT, READ_LIMITS, UsageError, readTextFile } from './io.ts'
+import { EXIT, UsageError, readTextFile } from './io.ts'
+import { READ_LIMITS } from '../adapters/os/bounded-read.ts'
 
 type SandboxOptions = {
   port: string

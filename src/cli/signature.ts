@@ -3,7 +3,8 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { KeyObject } from 'node:crypto'
 import { canonicalizers, type Canonicalizer } from '../domain/gateway/canonical.ts'
 import { loadPrivateKey, loadPublicKey, makeSigner, makeVerifier, signedForm, type VerifyResult } from '../domain/gateway/signing.ts'
-import { EXIT, READ_LIMITS, UsageError, readFieldsJson, readTextFile } from './io.ts'
+import { EXIT, UsageError, readFieldsJson, readTextFile } from './io.ts'
+import { READ_LIMITS } from '../adapters/os/bounded-read.ts'
 
 const pickCanonicalizer = (name: string): Canonicalizer => {
   const c = canonicalizers[name]

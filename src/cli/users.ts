@@ -9,7 +9,8 @@ import { makePostgresConsoleAccounts } from '../adapters/postgres/console-accoun
 import { addConsoleUser, describeConsoleUserFailure, disableConsoleUser, listConsoleUsers, resetConsoleUserPassword, type ConsoleUserDeps, type ConsoleUserFailure } from '../application/console-users.ts'
 import { CONSOLE_ROLES, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, nameViolations, roleViolations } from '../domain/console-users/account.ts'
 import { makeEventStore, readModelsOf } from '../composition/database.ts'
-import { EXIT, READ_LIMITS, readTextFile, UsageError } from './io.ts'
+import { EXIT, readTextFile, UsageError } from './io.ts'
+import { READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import { configOrUsage, openMigratedDatabase, quietLogger } from './tool-config.ts'
 
 const USERS_HELP = `

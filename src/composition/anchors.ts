@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { CONFIG_READ_LIMITS, FileTooLarge, readTextBounded } from '../adapters/os/bounded-read.ts'
+import { READ_LIMITS, FileTooLarge, readTextBounded } from '../adapters/os/bounded-read.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -56,7 +56,7 @@ export const makeAnchorWriter = async (config: Config, db: Database, log: Logger
 export const anchorPublicKey = async (config: Config, path?: string): Promise<{ readonly key: KeyObject; readonly path: string } | null> => {
   const candidates = path !== undefined ? [path] : [anchorKeyPath(config), dataPath(config, 'anchor-public.pem')]
   for (const p of candidates) {
-    const text = await readTextBounded(p, CONFIG_READ_LIMITS.key).catch((e: unknown) => (path === undefined || !(e instanceof FileTooLarge) ? null : e))
+    const text = await readTextBounded(p, READ_LIMITS.key).catch((e: unknown) => (path === undefined || !(e instanceof FileTooLarge) ? null : e))
     if (text instanceof FileTooLarge) throw new StartupError(`cannot read the anchor key ${JSON.stringify(p)} (${text.message})`)
     if (text === null) {
       if (path !== undefined) throw new StartupError(`cannot read the anchor key ${JSON.stringify(p)}`)

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
+import { readTextBounded, readFailureText, READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import { join } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { makeWorkerSigner } from '../adapters/gateway/background-signer.ts'
@@ -37,7 +37,7 @@ export type GatewayConnection = {
 const readKeyFile = async (variable: string, path: string, load: (pem: string) => E.Either<{ readonly message: string }, KeyObject>): Promise<KeyObject> => {
   let pem: string
   try {
-    pem = await readTextBounded(path, CONFIG_READ_LIMITS.key)
+    pem = await readTextBounded(path, READ_LIMITS.key)
   } catch (e) {
     throw new StartupError(`${variable}: cannot read ${JSON.stringify(path)} (${readFailureText(e)})`)
   }

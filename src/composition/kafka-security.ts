@@ -1,5 +1,5 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto'
-import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
+import { readTextBounded, readFailureText, READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import { readFileSync } from 'node:fs'
 import * as E from 'fp-ts/lib/Either.js'
 import type { KafkaSecurity } from '../adapters/kafka/publisher.ts'
@@ -24,7 +24,7 @@ const readText = async (variable: string, path: string, maxBytes: number): Promi
 
 /** The certificates of a PEM file, or why it is not one. */
 const certificatesOf = async (variable: string, path: string): Promise<E.Either<string, ReadonlyArray<X509Certificate>>> => {
-  const text = await readText(variable, path, CONFIG_READ_LIMITS.certificates)
+  const text = await readText(variable, path, READ_LIMITS.certificates)
   if (E.isLeft(text)) return text
   const blocks = text.right.match(PEM_CERTIFICATE) ?? []
   if (blocks.length === 0) return E.left(`${variable}: ${JSON.stringify(path)} is not a PEM certificate file (no -----BEGIN CERTIFICATE----- block)`)
@@ -40,7 +40,7 @@ const certificatesOf = async (variable: string, path: string): Promise<E.Either<
 }
 
 const privateKeyOf = async (variable: string, path: string): Promise<E.Either<string, KeyObject>> => {
-  const text = await readText(variable, path, CONFIG_READ_LIMITS.key)
+  const text = await readText(variable, path, READ_LIMITS.key)
   if (E.isLeft(text)) return text
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text.right)) return E.left(`${variable}: ${JSON.stringify(path)} is not a PEM private key (no -----BEGIN … PRIVATE KEY----- block)`)
   if (/ENCRYPTED/.test(text.right)) return E.left(`${variable}: ${JSON.stringify(path)} is an encrypted private key: give the key unencrypted, in a file only satang can read`)
@@ -56,7 +56,7 @@ export const withKafkaSecurityFiles = async (config: Config): Promise<E.Either<s
   let out = config
   if (config.SATANG_KAFKA_SASL_PASSWORD_FILE !== undefined) {
     const path = config.SATANG_KAFKA_SASL_PASSWORD_FILE
-    const text = await readText('SATANG_KAFKA_SASL_PASSWORD_FILE', path, CONFIG_READ_LIMITS.secret)
+    const text = await readText('SATANG_KAFKA_SASL_PASSWORD_FILE', path, READ_LIMITS.secret)
     if (E.isLeft(text)) return text
     // A secret file usually ends with a newline; the password itself never does.
     const password = text.right.replace(/\r?\n$/, '')

@@ -1,4 +1,4 @@
-import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
+import { readTextBounded, readFailureText, READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { ApiTokens } from '../adapters/http/api-tokens.ts'
 import type { OpenIdSettings } from '../adapters/http/console/openid.ts'
@@ -16,7 +16,7 @@ import { loadOrCreateSessionSecret, MIN_SESSION_SECRET_LENGTH, type LocalSession
 const readSecret = async (variable: string, path: string): Promise<E.Either<string, string>> => {
   let text: string
   try {
-    text = await readTextBounded(path, CONFIG_READ_LIMITS.secret)
+    text = await readTextBounded(path, READ_LIMITS.secret)
   } catch (e) {
     return E.left(`${variable}: cannot read ${JSON.stringify(path)} (${readFailureText(e)})`)
   }

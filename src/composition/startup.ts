@@ -1,4 +1,4 @@
-import { readTextBounded, readFailureText, CONFIG_READ_LIMITS } from '../adapters/os/bounded-read.ts'
+import { readTextBounded, readFailureText, READ_LIMITS } from '../adapters/os/bounded-read.ts'
 import { isAbsolute, join, resolve } from 'node:path'
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConfig, formatConfigErrors, type Config } from '../config.ts'
@@ -33,7 +33,7 @@ export const loadConfig = async (env: NodeJS.ProcessEnv = process.env): Promise<
   if (path !== undefined && path !== '') {
     let text: string
     try {
-      text = await readTextBounded(path, CONFIG_READ_LIMITS.config)
+      text = await readTextBounded(path, READ_LIMITS.config)
     } catch (e) {
       throw new StartupError(`SATANG_CONFIG: cannot read ${JSON.stringify(path)} (${readFailureText(e)})`)
     }

@@ -116,8 +116,8 @@ export const readFailureText = (e: unknown): string => {
   return code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : code
 }
 
-/** How much of each kind of configuration file satang reads at start. */
-export const CONFIG_READ_LIMITS = {
+/** How much of each kind of file satang reads, at start and in its commands (a larger one is refused before it is parsed). */
+export const READ_LIMITS = {
   /** SATANG_CONFIG: a JSON object of settings. */
   config: 1024 * 1024,
   /** A PEM key (an RSA key of 16,384 bits is about 13 KiB). */
@@ -126,4 +126,12 @@ export const CONFIG_READ_LIMITS = {
   certificates: 4 * 1024 * 1024,
   /** A secret file: a password, a session secret, the API tokens. */
   secret: 1024 * 1024,
+  /** `users --password-file`: one line. */
+  password: 64 * 1024,
+  /** A fields document (stdin or `signature --fields FILE`): a gateway request's fields are a few KiB. */
+  fields: 1024 * 1024,
+  /** `audit verify --against`: one head per stream (about 150 bytes each): a few million streams (and under the longest string Node makes). */
+  heads: 500 * 1024 * 1024,
+  /** `SATANG_ANCHOR_FILE`: one line per anchor (hourly: a few MiB a year). */
+  anchors: 256 * 1024 * 1024,
 } as const
