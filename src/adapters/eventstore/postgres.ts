@@ -59,7 +59,7 @@ import type { Logger } from '../../logger.ts'
 import { constraintOf, isRetriablePgError, sqlStateOf } from '../../platform/postgres/errors.ts'
 import { eventsTable, isValidSchemaName, schemaTag } from '../../platform/postgres/names.ts'
 import { decodeEvent, pad20, sleep, validateAppend } from './envelope.ts'
-import { announcementKeyOf, blockersOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey } from './announcements.ts'
+import { announcementKeyOf, blockersOf, lastPosition, readAnnouncement, verdictOf, type Announcement, type AnnouncementKey, type FollowState } from './announcements.ts'
 import { horizonHolders, readHorizon, type Horizon } from './postgres-horizon.ts'
 import { makeWakeups } from './postgres-wakeups.ts'
 import { DEFAULT_PAGE_BYTES, makePageSizer } from './page-bytes.ts'
@@ -945,13 +945,16 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         }
       }
 
+      /** What the verdicts go by: what is resolved, and the cursor (announcements.ts). */
+      const followState = (): FollowState => ({ resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) })
+
       /**
        * Asks which of the ids that waiting announcements wait for had ended with no event (a transaction
        * of another database, a session that wrote elsewhere): those are known empty from then on, and
        * an announcement waiting only for such ids goes out without a read. True when some were.
        */
       const settle = async (): Promise<boolean> => {
-        const state = { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) }
+        const state = followState()
         const ids = new Set<bigint>()
         for (const x of announced) if (x.examined) for (const id of blockersOf(x.a, state, knownEmpty) ?? []) ids.add(id)
         if (ids.size === 0 || ids.size > MAX_SETTLE_IDS) return false
@@ -981,7 +984,7 @@ export const makePostgresEventStore = (deps: PostgresEventStoreDeps, config: Pos
         for (let i = 0; i < announced.length && !stopping; ) {
           const entry = announced[i]
           if (entry === undefined) break
-          const verdict = verdictOf(entry.a, { resolvedBelow, cursorTx: BigInt(cursor.txId), cursorPosition: BigInt(cursor.position) }, knownEmpty)
+          const verdict = verdictOf(entry.a, followState(), knownEmpty)
           if (verdict === 'wait') {
             // Most often an older append still committing, whose own announcement settles it: a read
             // now would find it unfinished and hold up that announcement's delivery. But the
